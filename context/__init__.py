@@ -1,0 +1,29 @@
+"""pycassette's engine: run any Python function under a context.
+
+``overdub(ctx, f, *args, **kwargs)`` runs ``f`` with every call inside routed through
+``ctx``: hooks observe calls, primitives replace them, and ``recurse`` runs a callee's
+own code rewritten for the context.
+"""
+
+from ._support import check_python_version
+
+check_python_version()
+
+from . import passes  # noqa: E402
+from .api import canrecurse, disablehooks, overdub, recurse, similarcontext  # noqa: E402
+from .base import Context  # noqa: E402
+from .callbacks import register_callback_method, register_callback_positions  # noqa: E402
+from .errors import RewriteError  # noqa: E402
+
+__all__ = [
+    "Context",
+    "RewriteError",
+    "canrecurse",
+    "disablehooks",
+    "overdub",
+    "passes",
+    "recurse",
+    "register_callback_method",
+    "register_callback_positions",
+    "similarcontext",
+]

@@ -1,0 +1,161 @@
+"""An activation: one context running on one thread, with its per-call entry points.
+
+The entry points (``call``, ``call_kw``, ``call_ex``) are closures built for the
+context's class: a hook the class does not override is not called at all, and a
+class that overrides nothing gets a path that is just a cache lookup and a call.
+"""
+
+from types import FunctionType
+
+from . import primitives
+from .native import native_call
+from .resolve import instantiate, resolve
+from .rewrite import config_for, rewrite_code
+from .state import switch_to
+from .weakcache import IdentityCache
+
+_function_caches = {}  # RewriteConfig -> IdentityCache(function -> rewritten function)
+_EMPTY = {}
+
+
+def _function_cache(config):
+    cache = _function_caches.get(config)
+    if cache is None:
+        cache = _function_caches[config] = IdentityCache()
+    return cache
+
+
+def rewritten_function(act, fn):
+    """``fn`` with its code rewritten for ``act``'s configuration (cached while ``fn`` lives)."""
+    rf = act.fcache.values.get(id(fn))
+    if rf is None:
+        code = rewrite_code(fn.__code__, act.config)
+        rf = FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+        rf.__kwdefaults__ = fn.__kwdefaults__
+        act.fcache.set(fn, rf)
+    return rf
+
+
+def _overrides(cls, name):
+    from .base import Context
+
+    return getattr(cls, name) is not getattr(Context, name)
+
+
+class Activation:
+    __slots__ = (
+        "ctx", "parent", "alive", "config", "fcache", "entry_frame",
+        "call", "call_kw", "call_ex", "default_run", "recurse",
+    )
+
+    def __init__(self, ctx, parent, entry_frame):
+        self.ctx = ctx
+        self.parent = parent
+        self.alive = True
+        self.entry_frame = entry_frame
+        cls = type(ctx)
+        self.config = config_for(cls)
+        self.fcache = _function_cache(self.config)
+        _build_entries(self, cls)
+
+    def run_primitive(self, impl, args, kwargs):
+        """Run a primitive's body; under a nested context it runs under the enclosing one."""
+        parent = self.parent
+        if parent is None or not parent.alive:
+            return impl(self.ctx, *args, **kwargs)
+        previous = switch_to(parent)
+        try:
+            return parent.recurse(impl, (self.ctx,) + args, kwargs)
+        finally:
+            switch_to(previous)
+
+
+def _build_entries(act, cls):
+    ctx = act.ctx
+    fget = act.fcache.values.get
+    hooks = getattr(ctx, "_hooks_enabled", True)
+    pre = ctx.prehook if hooks and _overrides(cls, "prehook") else None
+    post = ctx.posthook if hooks and _overrides(cls, "posthook") else None
+    table = primitives.table_for(cls)
+    find = primitives.find
+    custom_canrecurse = _overrides(cls, "canrecurse")
+
+    if _overrides(cls, "fallback"):
+        def fallback(f, args, kwargs):
+            return ctx.fallback(f, *args, **kwargs)
+    else:
+        def fallback(f, args, kwargs):
+            return native_call(act, f, args, kwargs)
+
+    def recurse(f, args, kwargs):
+        target = resolve(f, args, kwargs)
+        if target is None:
+            return fallback(f, args, kwargs)
+        fn, args, kwargs = target
+        if fn is instantiate:
+            return instantiate(*args, **kwargs)
+        return rewritten_function(act, fn)(*args, **kwargs)
+
+    def default_run(f, args, kwargs):
+        if table is not None:
+            impl, pargs = find(table, f, args)
+            if impl is not None:
+                return act.run_primitive(impl, pargs, kwargs)
+        if custom_canrecurse:
+            if ctx.canrecurse(f, *args, **kwargs):
+                return recurse(f, args, kwargs)
+            return fallback(f, args, kwargs)
+        rf = fget(id(f))
+        if rf is not None:
+            return rf(*args, **kwargs)
+        return recurse(f, args, kwargs)
+
+    act.default_run = default_run
+    act.recurse = recurse
+
+    if _overrides(cls, "overdub"):
+        def run(f, args, kwargs):
+            return ctx.overdub(f, *args, **kwargs)
+    else:
+        run = default_run
+
+    if pre is None and post is None and run is default_run and table is None and not custom_canrecurse:
+        # Nothing to observe or replace: a cache lookup and a call.
+        def call(f, args):
+            rf = fget(id(f))
+            if rf is not None:
+                return rf(*args)
+            return recurse(f, args, _EMPTY)
+
+        def call_ex(f, args, kwargs):
+            rf = fget(id(f))
+            if rf is not None:
+                return rf(*args, **kwargs)
+            return recurse(f, args, kwargs)
+    else:
+        def call(f, args):
+            if pre is not None:
+                pre(f, *args)
+            out = run(f, args, _EMPTY)
+            if post is not None:
+                post(out, f, *args)
+            return out
+
+        def call_ex(f, args, kwargs):
+            if pre is not None:
+                pre(f, *args, **kwargs)
+            out = run(f, args, kwargs)
+            if post is not None:
+                post(out, f, *args, **kwargs)
+            return out
+
+    def call_kw(f, args, names):
+        if names is None:  # 3.13 CALL_KW: the names tuple is the last item
+            names = args[-1]
+            args = args[:-1]
+        n = len(names)
+        return call_ex(f, args[:-n], dict(zip(names, args[-n:])))
+
+    act.call = call
+    act.call_kw = call_kw
+    act.call_ex = call_ex

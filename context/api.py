@@ -1,0 +1,96 @@
+"""The public entry points: ``overdub``, ``recurse``, ``canrecurse``, ``similarcontext``, ``disablehooks``."""
+
+import copy
+import sys
+
+from .activation import Activation
+from .base import Context
+from .resolve import ENGINE_DIR
+from .scope import deeper_recursion, entered
+from .state import STATE, switch_to
+
+_MISSING = object()
+
+
+def _check_context(ctx, who):
+    if not isinstance(ctx, Context):
+        raise TypeError(
+            "%s: the first argument 'ctx' must be a context.Context instance, got %s; "
+            "create one first, e.g. %s(Context(), f, ...)" % (who, type(ctx).__name__, who)
+        )
+
+
+def _strip_engine_frames(exc):
+    """Drop the engine's own frames from ``exc``'s traceback, keeping the user's."""
+    tb = exc.__traceback__
+    if tb is None:
+        return
+    head = tb
+    while tb.tb_next is not None:
+        nxt = tb.tb_next
+        if nxt.tb_frame.f_code.co_filename.startswith(ENGINE_DIR) and nxt.tb_next is not None:
+            tb.tb_next = nxt.tb_next
+        else:
+            tb = nxt
+    exc.__traceback__ = head
+
+
+def overdub(ctx, f, *args, **kwargs):
+    """Run ``f(*args, **kwargs)`` under the context ``ctx``.
+
+    The call of ``f`` itself goes through ``ctx.overdub`` (so primitives apply) and fires
+    no hooks; every call made inside fires ``prehook`` and ``posthook``.
+    """
+    _check_context(ctx, "overdub")
+    if not callable(f):
+        raise TypeError(
+            "overdub: the second argument 'f' must be callable, got %s object %r"
+            % (type(f).__name__, f)
+        )
+    act = Activation(ctx, STATE.act, sys._getframe(1))
+    previous = switch_to(act)
+    try:
+        with deeper_recursion():
+            return ctx.overdub(f, *args, **kwargs)
+    except BaseException as exc:
+        _strip_engine_frames(exc)
+        raise
+    finally:
+        act.alive = False
+        switch_to(previous)
+
+
+def recurse(ctx, f, *args, **kwargs):
+    """Run ``f``'s own code rewritten for ``ctx`` (natively, through ``fallback``, if it has none)."""
+    _check_context(ctx, "recurse")
+    with entered(ctx) as act:
+        return act.recurse(f, args, kwargs)
+
+
+def canrecurse(ctx, f, *args, **kwargs):
+    """Whether ``ctx`` would recurse into ``f`` (asks ``ctx.canrecurse``)."""
+    _check_context(ctx, "canrecurse")
+    return ctx.canrecurse(f, *args, **kwargs)
+
+
+def similarcontext(ctx, metadata=_MISSING):
+    """A copy of ``ctx`` (same class, hooks setting and passes) with new ``metadata``.
+
+    Recursing with it inside ``ctx``'s run replaces ``ctx`` for that call, nested
+    under the same enclosing context.
+    """
+    _check_context(ctx, "similarcontext")
+    new = copy.copy(ctx)
+    if metadata is not _MISSING:
+        new.metadata = metadata
+    new._similar_to = ctx
+    return new
+
+
+def disablehooks(ctx):
+    """A copy of ``ctx`` whose hooks never fire, at any depth; primitives still apply."""
+    _check_context(ctx, "disablehooks")
+    new = copy.copy(ctx)
+    new._hooks_enabled = False
+    new._similar_to = ctx
+    return new

@@ -1,0 +1,138 @@
+"""Callables handed to native code keep running under the context.
+
+A table names the native higher-order functions and where their callable arguments
+go. Before such a function runs, those arguments are wrapped so that each call back
+into them goes through the context (with its hooks). Once the context has finished, a
+wrapper just calls the function natively. Users can extend the table with
+``register_callback_positions``.
+"""
+
+import builtins
+import contextvars
+import functools
+import itertools
+import re
+from types import BuiltinMethodType
+
+from .state import STATE, switch_to
+
+
+class ContextCallback:
+    """A callable that calls ``fn`` through the activation ``act`` while it is alive."""
+
+    __slots__ = ("act", "fn")
+
+    def __init__(self, act, fn):
+        self.act = act
+        self.fn = fn
+
+    def __call__(self, *args, **kwargs):
+        act = self.act
+        if not act.alive:
+            return self.fn(*args, **kwargs)
+        if STATE.act is act:
+            return act.call_ex(self.fn, args, kwargs)
+        previous = switch_to(act)
+        try:
+            return act.call_ex(self.fn, args, kwargs)
+        finally:
+            switch_to(previous)
+
+    def __repr__(self):
+        return "<callback %r under %s>" % (self.fn, type(self.act.ctx).__name__)
+
+
+# callee -> (positional indices, keyword names) of callable arguments
+CALLBACK_ARGUMENTS = {}
+# (type of the bound object, method name) -> the same, for methods of native objects
+CALLBACK_METHOD_ARGUMENTS = {}
+
+
+def register_callback_positions(fn, positions=(), keywords=(), min_args=0):
+    """Declare that native ``fn`` calls back the arguments at ``positions``/``keywords``.
+
+    ``min_args``: wrap only when at least this many positional arguments are given
+    (``iter(f, sentinel)`` calls ``f``; ``iter(xs)`` calls nothing).
+    """
+    CALLBACK_ARGUMENTS[fn] = (tuple(positions), tuple(keywords), min_args)
+
+
+def register_callback_method(cls, name, positions=(), keywords=()):
+    """Like ``register_callback_positions`` for the method ``name`` of native type ``cls``."""
+    CALLBACK_METHOD_ARGUMENTS[(cls, name)] = (tuple(positions), tuple(keywords), 0)
+
+
+for _fn, _pos, _kw, *_min in [
+    (builtins.map, (0,), ()),
+    (builtins.filter, (0,), ()),
+    (builtins.sorted, (), ("key",)),
+    (builtins.min, (), ("key",)),
+    (builtins.max, (), ("key",)),
+    (builtins.iter, (0,), (), 2),
+    (functools.reduce, (0,), ()),
+    (functools.cmp_to_key, (0,), ("mycmp",)),
+    (itertools.starmap, (0,), ()),
+    (itertools.filterfalse, (0,), ()),
+    (itertools.takewhile, (0,), ()),
+    (itertools.dropwhile, (0,), ()),
+    (itertools.groupby, (1,), ("key",)),
+    (itertools.accumulate, (1,), ("func",)),
+]:
+    register_callback_positions(_fn, _pos, _kw, *_min)
+
+register_callback_method(list, "sort", (), ("key",))
+register_callback_method(re.Pattern, "sub", (0,), ("repl",))
+register_callback_method(re.Pattern, "subn", (0,), ("repl",))
+register_callback_method(contextvars.Context, "run", (0,), ())
+
+_numpy_registered = False
+
+
+def _register_numpy():
+    global _numpy_registered
+    _numpy_registered = True
+    try:
+        import numpy
+    except ImportError:  # pragma: no cover - numpy is a dependency
+        return
+    register_callback_positions(numpy.frompyfunc, (0,), ())
+
+
+def _wrap(act, value):
+    if callable(value) and not isinstance(value, ContextCallback):
+        return ContextCallback(act, value)
+    return value
+
+
+def _spec_for(f):
+    try:
+        spec = CALLBACK_ARGUMENTS.get(f)
+    except TypeError:  # unhashable callee
+        return None
+    if spec is None and type(f) is BuiltinMethodType:
+        spec = CALLBACK_METHOD_ARGUMENTS.get((type(f.__self__), f.__name__))
+    return spec
+
+
+def wrap_callbacks(act, f, args, kwargs):
+    """``(args, kwargs)`` with the callable arguments of native ``f`` wrapped for ``act``."""
+    if not _numpy_registered:
+        _register_numpy()
+    spec = _spec_for(f)
+    if spec is None:
+        return args, kwargs
+    positions, keywords, min_args = spec
+    if len(args) < min_args:
+        return args, kwargs
+    if positions:
+        args = list(args)
+        for i in positions:
+            if i < len(args):
+                args[i] = _wrap(act, args[i])
+        args = tuple(args)
+    if keywords and kwargs:
+        kwargs = dict(kwargs)
+        for name in keywords:
+            if name in kwargs:
+                kwargs[name] = _wrap(act, kwargs[name])
+    return args, kwargs

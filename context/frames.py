@@ -1,0 +1,157 @@
+"""Frame-sensitive builtins, answered as if called from the user's own frame.
+
+Under a context, a builtin such as ``locals()`` is called from the engine, not from the
+user's function. These replacements find the user's frame (the nearest frame running
+rewritten code) and act on it.
+"""
+
+import builtins
+import sys
+
+from ._support import PY313
+from .rewrite import is_rewritten, rewrite_code
+
+_CO_OPTIMIZED = 0x1
+
+
+def user_frame():
+    """The nearest frame running rewritten code (the one that made the current call)."""
+    frame = sys._getframe(1)
+    while frame is not None and not is_rewritten(frame.f_code):
+        frame = frame.f_back
+    if frame is None:
+        raise RuntimeError("no user frame found: not called from code running under a context")
+    return frame
+
+
+def _outside_frames(act):
+    """Ids of the frames that called the outermost ``overdub`` (they count as user frames)."""
+    while act.parent is not None:
+        act = act.parent
+    ids = set()
+    frame = act.entry_frame
+    while frame is not None:
+        ids.add(id(frame))
+        frame = frame.f_back
+    return ids
+
+
+def caller_frame(frame, act, outside=None):
+    """The user-visible caller of ``frame``: engine and hook frames in between are skipped."""
+    if outside is None:
+        outside = _outside_frames(act)
+    frame = frame.f_back
+    while frame is not None and not is_rewritten(frame.f_code) and id(frame) not in outside:
+        frame = frame.f_back
+    return frame
+
+
+def frame_locals(frame):
+    """What ``locals()`` returns in ``frame``."""
+    if PY313 and frame.f_code.co_flags & _CO_OPTIMIZED:
+        return dict(frame.f_locals)  # PEP 667: a fresh snapshot in optimized scopes
+    return frame.f_locals
+
+
+def _locals(act, f, args, kwargs):
+    return frame_locals(user_frame())
+
+
+def _vars(act, f, args, kwargs):
+    if args or kwargs:
+        return vars(*args, **kwargs)
+    return frame_locals(user_frame())
+
+
+def _dir(act, f, args, kwargs):
+    if args or kwargs:
+        return dir(*args, **kwargs)
+    return sorted(frame_locals(user_frame()))
+
+
+def _globals(act, f, args, kwargs):
+    return user_frame().f_globals
+
+
+def _getframe(act, f, args, kwargs):
+    depth = args[0] if args else kwargs.get("depth", 0)
+    frame = user_frame()
+    outside = _outside_frames(act) if depth else None
+    for _ in range(depth):
+        frame = caller_frame(frame, act, outside)
+        if frame is None:
+            raise ValueError("call stack is not deep enough")
+    return frame
+
+
+def _getframemodulename(act, f, args, kwargs):
+    frame = _getframe(act, f, args, kwargs)
+    return frame.f_globals.get("__name__")
+
+
+def _super(act, f, args, kwargs):
+    if args or kwargs:
+        return super(*args, **kwargs)
+    frame = user_frame()
+    code = frame.f_code
+    if code.co_argcount == 0 and not code.co_flags & 0x4:
+        raise RuntimeError("super(): no arguments")
+    local = frame.f_locals
+    if "__class__" not in code.co_freevars:
+        raise RuntimeError("super(): __class__ cell not found")
+    first = code.co_varnames[0]
+    if first not in local:
+        raise RuntimeError("super(): arg[0] deleted")
+    return super(local["__class__"], local[first])
+
+
+def _compiled(act, source, mode, strip):
+    if isinstance(source, (str, bytes, bytearray)):
+        if strip:
+            source = source.lstrip(b" \t" if not isinstance(source, str) else " \t")
+        source = compile(source, "<string>", mode)
+    if hasattr(source, "co_code"):
+        return rewrite_code(source, act.config)
+    return source
+
+
+def _namespaces(args, kwargs, start):
+    rest = list(args[start:])
+    globals_ = rest.pop(0) if rest else kwargs.pop("globals", None)
+    locals_ = rest.pop(0) if rest else kwargs.pop("locals", None)
+    if globals_ is None:
+        frame = user_frame()
+        globals_ = frame.f_globals
+        if locals_ is None:
+            locals_ = frame_locals(frame)
+    elif locals_ is None:
+        locals_ = globals_
+    return globals_, locals_, rest
+
+
+def _eval(act, f, args, kwargs):
+    kwargs = dict(kwargs)
+    source = args[0] if args else kwargs.pop("source")
+    globals_, locals_, rest = _namespaces(args, kwargs, 1)
+    return builtins.eval(_compiled(act, source, "eval", True), globals_, locals_, *rest, **kwargs)
+
+
+def _exec(act, f, args, kwargs):
+    kwargs = dict(kwargs)
+    source = args[0] if args else kwargs.pop("source")
+    globals_, locals_, rest = _namespaces(args, kwargs, 1)
+    return builtins.exec(_compiled(act, source, "exec", False), globals_, locals_, *rest, **kwargs)
+
+
+FRAME_SENSITIVE = {
+    builtins.locals: _locals,
+    builtins.vars: _vars,
+    builtins.dir: _dir,
+    builtins.globals: _globals,
+    builtins.eval: _eval,
+    builtins.exec: _exec,
+    builtins.super: _super,
+    sys._getframe: _getframe,
+}
+if hasattr(sys, "_getframemodulename"):
+    FRAME_SENSITIVE[sys._getframemodulename] = _getframemodulename

@@ -1,0 +1,73 @@
+"""Primitive tables: per context class, keyed by callee, optionally limited by argument types."""
+
+import weakref
+from types import MethodType
+
+_version = [0]
+
+
+def register(cls, fn, argtypes, impl):
+    """Record ``impl`` as ``cls``'s primitive for ``fn`` (newest registration wins)."""
+    if not callable(fn):
+        raise TypeError("primitive: the callee must be callable, got %r" % (fn,))
+    if argtypes is not None:
+        argtypes = tuple(argtypes)
+        bad = [t for t in argtypes if not isinstance(t, (type, tuple))]
+        if bad:
+            raise TypeError("primitive: argtypes must be types (or tuples of types), got %r" % (bad,))
+    if not callable(impl):
+        raise TypeError("primitive: the implementation must be callable, got %r" % (impl,))
+    own = cls.__dict__.get("_own_primitives")
+    if own is None:
+        own = {}
+        type.__setattr__(cls, "_own_primitives", own)
+    own.setdefault(id(fn), (fn, []))[1].insert(0, (argtypes, impl))
+    _version[0] += 1
+
+
+_merged = weakref.WeakKeyDictionary()
+
+
+def table_for(cls):
+    """``{id(callee): [(argtypes, impl), ...]}`` for ``cls`` with inherited entries after its own; None if empty."""
+    cached = _merged.get(cls)
+    if cached is not None and cached[0] == _version[0]:
+        return cached[1]
+    table = {}
+    for klass in cls.__mro__:
+        own = klass.__dict__.get("_own_primitives")
+        if own:
+            for key, (_fn, entries) in own.items():
+                table.setdefault(key, []).extend(entries)
+    table = table or None
+    _merged[cls] = (_version[0], table)
+    return table
+
+
+def _matches(argtypes, args):
+    if argtypes is None:
+        return True
+    if len(args) != len(argtypes):
+        return False
+    for value, kind in zip(args, argtypes):
+        if not isinstance(value, kind):
+            return False
+    return True
+
+
+def find(table, f, args):
+    """``(impl, args)`` of the primitive for calling ``f(*args)``, or ``(None, args)``.
+
+    A bound method also matches a primitive registered on its function, with ``self``
+    as the first argument.
+    """
+    entries = table.get(id(f))
+    if entries is None and type(f) is MethodType:
+        entries = table.get(id(f.__func__))
+        if entries is not None:
+            args = (f.__self__,) + args
+    if entries is not None:
+        for argtypes, impl in entries:
+            if _matches(argtypes, args):
+                return impl, args
+    return None, args

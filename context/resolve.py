@@ -1,0 +1,94 @@
+"""Which Python code a callee runs: functions, methods, partials, classes, callable objects.
+
+``resolve`` maps a callee and its arguments to the Python function to run (with the
+arguments it receives) or to ``instantiate`` for classes whose ``__new__`` or
+``__init__`` is Python code. It returns None for native callees and for the engine's
+own code, which always runs natively.
+"""
+
+import functools
+import os
+from types import FunctionType, MethodType
+
+from .state import STATE
+
+ENGINE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_TYPE_CALL = type.__dict__["__call__"]
+_OBJECT_NEW = object.__new__
+_OBJECT_INIT = object.__init__
+
+
+def is_engine_code(code):
+    """True for code that belongs to the engine itself (never rewritten)."""
+    return code.co_filename.startswith(ENGINE_DIR)
+
+
+def _lookup_special(cls, name):
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name]
+    return None
+
+
+def _is_python_code(obj):
+    if isinstance(obj, staticmethod):
+        obj = obj.__func__
+    return type(obj) is FunctionType
+
+
+def instantiate(cls, *args, **kwargs):
+    """What ``type.__call__`` does, with ``__new__`` and ``__init__`` called through the context."""
+    call = STATE.call_ex
+    new = cls.__new__
+    if new is _OBJECT_NEW:
+        if (args or kwargs) and cls.__init__ is _OBJECT_INIT:
+            return cls(*args, **kwargs)  # let CPython raise its own error
+        obj = _OBJECT_NEW(cls)
+    else:
+        obj = call(new, (cls,) + args, kwargs)
+    if isinstance(obj, cls):
+        init = type(obj).__init__
+        if init is not _OBJECT_INIT:
+            result = call(init, (obj,) + args, kwargs)
+            if result is not None:
+                raise TypeError("__init__() should return None, not '%s'" % type(result).__name__)
+    return obj
+
+
+def resolve(f, args, kwargs):
+    """``(function, args, kwargs)`` of the Python code that calling ``f`` runs, or None."""
+    for _ in range(32):
+        kind = type(f)
+        if kind is FunctionType:
+            if f.__code__.co_filename.startswith(ENGINE_DIR):
+                return None
+            return f, args, kwargs
+        if kind is MethodType:
+            args = (f.__self__,) + args
+            f = f.__func__
+        elif kind is functools.partial:
+            args = f.args + args
+            if f.keywords:
+                kwargs = {**f.keywords, **kwargs}
+            f = f.func
+        elif kind is staticmethod:
+            f = f.__func__
+        elif isinstance(f, type):
+            meta_call = _lookup_special(kind, "__call__")
+            if meta_call is _TYPE_CALL:
+                if _is_python_code(_lookup_special(f, "__new__")) or _is_python_code(
+                    _lookup_special(f, "__init__")
+                ):
+                    return instantiate, (f,) + args, kwargs
+                return None
+            if type(meta_call) is not FunctionType:
+                return None
+            args = (f,) + args
+            f = meta_call
+        else:
+            call = _lookup_special(kind, "__call__")
+            if type(call) is not FunctionType:
+                return None
+            args = (f,) + args
+            f = call
+    return None

@@ -1,0 +1,22 @@
+"""What a context class asks of the rewriter; rewritten code is cached per config."""
+
+from typing import NamedTuple
+
+
+class RewriteConfig(NamedTuple):
+    """Passes to run and which implicit operations to turn into calls."""
+
+    passes: tuple = ()
+    operators: bool = False
+    subscripts: bool = False
+    attributes: bool = False
+
+
+def config_for(cls):
+    """The rewrite configuration a context class asks for through its class attributes."""
+    return RewriteConfig(
+        tuple(getattr(cls, "passes", ()) or ()),
+        bool(getattr(cls, "intercept_operators", False)),
+        bool(getattr(cls, "intercept_subscripts", False)),
+        bool(getattr(cls, "intercept_attributes", False)),
+    )

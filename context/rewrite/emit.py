@@ -1,0 +1,99 @@
+"""Small instruction sequences, spelled for the running CPython version.
+
+Stack layouts before a call: 3.11/3.12 ``[NULL, callable, args...]``,
+3.13 ``[callable, NULL, args...]``.
+"""
+
+from bytecode import Instr
+
+from .._support import PY311, PY313
+from ..state import STATE
+
+
+_NOARG = object()
+
+
+def I(name, arg=_NOARG, loc=None):
+    if arg is _NOARG:
+        return Instr(name, location=loc)
+    return Instr(name, arg, location=loc)
+
+
+def load_attr(name, loc):
+    """Plain attribute load (no method bit)."""
+    return I("LOAD_ATTR", name if PY311 else (False, name), loc)
+
+
+def load_entry(name, loc):
+    """Push the current context's call entry point ``STATE.<name>``."""
+    return [I("LOAD_CONST", STATE, loc), load_attr(name, loc)]
+
+
+def call(n, loc):
+    """CALL with ``n`` arguments (3.11 wants a PRECALL first)."""
+    if PY311:
+        return [I("PRECALL", n, loc), I("CALL", n, loc)]
+    return [I("CALL", n, loc)]
+
+
+def dispatch_tuple_call(entry, loc, extra=()):
+    """Turn ``[<callee slots>, T]`` (T the argument tuple) into ``STATE.<entry>(callee, T, *extra)``.
+
+    ``extra`` are constants appended as further arguments (keyword names).
+    """
+    out = load_entry(entry, loc)
+    if PY313:
+        # [c, NULL, T, d] -> [d, NULL, T, c] -> [d, NULL, c, T]
+        out += [I("SWAP", 4, loc), I("SWAP", 2, loc)]
+    else:
+        # [NULL, c, T, d] -> [NULL, d, T, c] -> [NULL, d, c, T]
+        out += [I("SWAP", 3, loc), I("SWAP", 2, loc)]
+    for const in extra:
+        out.append(I("LOAD_CONST", const, loc))
+    return out + call(2 + len(extra), loc)
+
+
+def dispatch_ex_call(loc):
+    """``[<callee slots>, T, kwargs]`` -> ``STATE.call_ex(callee, T, kwargs)``."""
+    out = load_entry("call_ex", loc)
+    if PY313:
+        # [c, N, T, K, d] -> [d, N, T, K, c] -> [d, N, c, K, T] -> [d, N, c, T, K]
+        out += [I("SWAP", 5, loc), I("SWAP", 3, loc), I("SWAP", 2, loc)]
+    else:
+        # [N, c, T, K, d] -> [N, d, T, K, c] -> [N, d, c, K, T] -> [N, d, c, T, K]
+        out += [I("SWAP", 4, loc), I("SWAP", 3, loc), I("SWAP", 2, loc)]
+    return out + call(3, loc)
+
+
+def self_slot_call(n, loc):
+    """``[c, x, args...]`` where both slots hold objects: the call ``c(x, *args)``, dispatched.
+
+    The compiler emits such calls for comprehensions (``[func, iterator]``) and for
+    ``__exit__(None, None, None)`` at the end of ``with`` blocks.
+    """
+    out = [I("BUILD_TUPLE", n + 1, loc), I("PUSH_NULL", loc=loc)]
+    out += [I("SWAP", 2, loc)] if PY313 else [I("SWAP", 3, loc), I("SWAP", 2, loc)]
+    return out + dispatch_tuple_call("call", loc)
+
+
+def push_null_under_top(loc):
+    """``[x]`` -> the callee slots for calling ``x``."""
+    if PY313:
+        return [I("PUSH_NULL", loc=loc)]
+    return [I("PUSH_NULL", loc=loc), I("SWAP", 2, loc)]
+
+
+def call_const_with_top(fn, k, loc):
+    """Call constant ``fn`` with the top ``k`` stack items as arguments, in order.
+
+    Emitted as an ordinary call (CALL_FUNCTION_EX): from an earlier pass it is then
+    routed through the context like any other call; from the call pass it runs natively.
+    """
+    out = [I("BUILD_TUPLE", k, loc), I("LOAD_CONST", fn, loc), I("SWAP", 2, loc)]
+    # [T, fn] -> [fn, T]; now put NULL in its slot
+    if PY313:
+        out += [I("PUSH_NULL", loc=loc), I("SWAP", 2, loc)]  # [fn, NULL, T]
+    else:
+        out += [I("PUSH_NULL", loc=loc), I("SWAP", 3, loc), I("SWAP", 2, loc)]  # [NULL, fn, T]
+    return out + [I("CALL_FUNCTION_EX", 0, loc)]
+

@@ -1,0 +1,33 @@
+"""``with`` and ``async with`` entry, with ``__enter__`` called through the context."""
+
+from types import MethodType
+
+from ..state import STATE
+
+
+def _special(mgr, name, protocol):
+    try:
+        method = getattr(type(mgr), name)
+    except AttributeError:
+        raise TypeError(
+            "'%s' object does not support the %s protocol" % (type(mgr).__name__, protocol)
+        ) from None
+    get = getattr(type(method), "__get__", None)
+    return get(method, mgr, type(mgr)) if get is not None else method
+
+
+def _enter(mgr, enter, exit, protocol):
+    enter_method = _special(mgr, enter, protocol)
+    exit_method = _special(mgr, exit, protocol)
+    result = STATE.call(enter_method, ())
+    return (result, exit_method)
+
+
+def enter_with(mgr):
+    """What BEFORE_WITH does, returned as ``(enter_result, bound_exit)``."""
+    return _enter(mgr, "__enter__", "__exit__", "context manager")
+
+
+def enter_async_with(mgr):
+    """What BEFORE_ASYNC_WITH does: ``(awaitable_from_aenter, bound_aexit)``."""
+    return _enter(mgr, "__aenter__", "__aexit__", "asynchronous context manager")
