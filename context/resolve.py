@@ -8,7 +8,7 @@ own code, which always runs natively.
 
 import functools
 import os
-from types import FunctionType, MethodType
+from types import FunctionType, MethodType, MethodWrapperType
 
 from .state import STATE
 
@@ -55,6 +55,12 @@ def instantiate(cls, *args, **kwargs):
     return obj
 
 
+def _instantiation(cls, args, kwargs):
+    if _is_python_code(_lookup_special(cls, "__new__")) or _is_python_code(_lookup_special(cls, "__init__")):
+        return instantiate, (cls,) + args, kwargs
+    return None
+
+
 def resolve(f, args, kwargs):
     """``(function, args, kwargs)`` of the Python code that calling ``f`` runs, or None."""
     for _ in range(32):
@@ -76,15 +82,15 @@ def resolve(f, args, kwargs):
         elif isinstance(f, type):
             meta_call = _lookup_special(kind, "__call__")
             if meta_call is _TYPE_CALL:
-                if _is_python_code(_lookup_special(f, "__new__")) or _is_python_code(
-                    _lookup_special(f, "__init__")
-                ):
-                    return instantiate, (f,) + args, kwargs
-                return None
+                return _instantiation(f, args, kwargs)
             if type(meta_call) is not FunctionType:
                 return None
             args = (f,) + args
             f = meta_call
+        elif f is _TYPE_CALL and args and isinstance(args[0], type):
+            return _instantiation(args[0], args[1:], kwargs)  # type.__call__(cls, ...)
+        elif kind is MethodWrapperType and isinstance(f.__self__, type) and f == _TYPE_CALL.__get__(f.__self__):
+            return _instantiation(f.__self__, args, kwargs)  # super().__call__(...) in a metaclass
         else:
             call = _lookup_special(kind, "__call__")
             if type(call) is not FunctionType:

@@ -10,22 +10,12 @@ context too.
 from bytecode import Instr
 
 from .._support import PY311
+from ..errors import RewriteError
 from . import emit
+from .stackflow import null_slot_calls
 from .withblocks import enter_async_with, enter_with
 
 I = emit.I
-
-
-def _is_none_load(instr):
-    return isinstance(instr, Instr) and instr.name == "LOAD_CONST" and instr.arg is None
-
-
-def _is_with_exit(recent):
-    """The compiler's ``__exit__(None, None, None)`` call: three ``None`` loads not after PUSH_NULL."""
-    if len(recent) < 3 or not all(_is_none_load(i) for i in recent[-3:]):
-        return False
-    before = recent[-4] if len(recent) >= 4 else None
-    return not (isinstance(before, Instr) and before.name == "PUSH_NULL")
 
 
 def _method_load(instr):
@@ -40,9 +30,11 @@ def _method_load(instr):
     return None
 
 
-def _is_comprehension_call(recent):
-    """``[function, iterator]`` called with CALL 0: a comprehension or generator expression."""
-    return bool(recent) and recent[-1].name in ("GET_ITER", "GET_AITER")
+def _unexpected(item):
+    return RewriteError(
+        "call instruction %s (line %s) has an object in its NULL slot; this form is not supported"
+        % (item.name, item.lineno)
+    )
 
 
 def _with_enter(helper, loc):
@@ -52,10 +44,17 @@ def _with_enter(helper, loc):
 
 def rewrite_calls(items):
     """Return a new instruction list with every call routed through ``STATE``."""
-    out = []
-    recent = []  # original instructions, PRECALL and KW_NAMES left out
-    kwnames = None
+    plain = []
     for item in items:
+        replacement = _method_load(item) if isinstance(item, Instr) else None
+        if replacement is None:
+            plain.append(item)
+        else:
+            plain.extend(replacement)
+    null_slot = null_slot_calls(plain)
+    out = []
+    kwnames = None
+    for item in plain:
         if not isinstance(item, Instr):
             out.append(item)
             continue
@@ -66,10 +65,10 @@ def rewrite_calls(items):
             kwnames = arg
             continue
         if name == "CALL":
-            if kwnames is None and arg == 2 and _is_with_exit(recent):
-                out.extend(emit.self_slot_call(2, loc))
-            elif kwnames is None and arg == 0 and _is_comprehension_call(recent):
-                out.extend(emit.self_slot_call(0, loc))
+            if not null_slot.get(id(item), True):
+                if kwnames is not None:
+                    raise _unexpected(item)
+                out.extend(emit.self_slot_call(arg, loc))
             elif kwnames is not None:
                 out.append(I("BUILD_TUPLE", arg, loc))
                 out.extend(emit.dispatch_tuple_call("call_kw", loc, (kwnames,)))
@@ -77,6 +76,8 @@ def rewrite_calls(items):
             else:
                 out.append(I("BUILD_TUPLE", arg, loc))
                 out.extend(emit.dispatch_tuple_call("call", loc))
+        elif name in ("CALL_KW", "CALL_FUNCTION_EX") and not null_slot.get(id(item), True):
+            raise _unexpected(item)
         elif name == "CALL_KW":  # 3.13: names tuple on top of the arguments
             out.append(I("BUILD_TUPLE", arg + 1, loc))
             out.extend(emit.dispatch_tuple_call("call_kw", loc, (None,)))
@@ -90,12 +91,5 @@ def rewrite_calls(items):
         elif name == "BEFORE_ASYNC_WITH":
             out.extend(_with_enter(enter_async_with, loc))
         else:
-            replacement = _method_load(item)
-            if replacement is None:
-                out.append(item)
-            else:
-                out.extend(replacement)
-        recent.append(item)
-        if len(recent) > 4:
-            del recent[0]
+            out.append(item)
     return out

@@ -30,7 +30,7 @@ def _check(items, code):
 
 
 def _rewrite(code, config):
-    bc = Bytecode.from_code(code)
+    bc = Bytecode.from_code(code, conserve_exception_block_stackdepth=True)
     for apply in config.passes:
         result = apply(bc)
         if not isinstance(result, Bytecode):
