@@ -128,6 +128,8 @@ def _build_entries(act, cls):
             return recurse(f, args, _EMPTY)
 
         def call_ex(f, args, kwargs):
+            if type(args) is not tuple:
+                args = tuple(args)
             rf = fget(id(f))
             if rf is not None:
                 return rf(*args, **kwargs)
@@ -142,6 +144,8 @@ def _build_entries(act, cls):
             return out
 
         def call_ex(f, args, kwargs):
+            if type(args) is not tuple:
+                args = tuple(args)
             if pre is not None:
                 pre(f, *args, **kwargs)
             out = run(f, args, kwargs)

@@ -5,9 +5,9 @@ import sys
 
 from .activation import Activation
 from .base import Context
-from .resolve import ENGINE_DIR
 from .scope import deeper_recursion, entered
 from .state import STATE, switch_to
+from .tracebacks import strip_engine_frames
 
 _MISSING = object()
 
@@ -18,21 +18,6 @@ def _check_context(ctx, who):
             "%s: the first argument 'ctx' must be a context.Context instance, got %s; "
             "create one first, e.g. %s(Context(), f, ...)" % (who, type(ctx).__name__, who)
         )
-
-
-def _strip_engine_frames(exc):
-    """Drop the engine's own frames from ``exc``'s traceback, keeping the user's."""
-    tb = exc.__traceback__
-    if tb is None:
-        return
-    head = tb
-    while tb.tb_next is not None:
-        nxt = tb.tb_next
-        if nxt.tb_frame.f_code.co_filename.startswith(ENGINE_DIR) and nxt.tb_next is not None:
-            tb.tb_next = nxt.tb_next
-        else:
-            tb = nxt
-    exc.__traceback__ = head
 
 
 def overdub(ctx, f, *args, **kwargs):
@@ -53,7 +38,7 @@ def overdub(ctx, f, *args, **kwargs):
         with deeper_recursion():
             return ctx.overdub(f, *args, **kwargs)
     except BaseException as exc:
-        _strip_engine_frames(exc)
+        strip_engine_frames(exc)
         raise
     finally:
         act.alive = False

@@ -85,6 +85,8 @@ register_callback_method(re.Pattern, "sub", (0,), ("repl",))
 register_callback_method(re.Pattern, "subn", (0,), ("repl",))
 register_callback_method(contextvars.Context, "run", (0,), ())
 
+# bound methods of native objects (3.12 has a separate type for some of them)
+_BUILTIN_METHOD_TYPES = frozenset({BuiltinMethodType, type(re.compile("").sub)})
 _numpy_registered = False
 
 
@@ -109,7 +111,7 @@ def _spec_for(f):
         spec = CALLBACK_ARGUMENTS.get(f)
     except TypeError:  # unhashable callee
         return None
-    if spec is None and type(f) is BuiltinMethodType:
+    if spec is None and type(f) in _BUILTIN_METHOD_TYPES:
         spec = CALLBACK_METHOD_ARGUMENTS.get((type(f.__self__), f.__name__))
     return spec
 

@@ -11,11 +11,15 @@ from bytecode import Instr
 
 from .._support import PY311
 from ..errors import RewriteError
+from ..tracebacks import strip_engine_frames
 from . import emit
 from .stackflow import null_slot_calls
-from .withblocks import enter_async_with, enter_with
+from .withblocks import enter_async_with, enter_with, exit_with_exception
 
 I = emit.I
+
+
+_NO_KWARGS = {}  # passed to ``call_ex`` for ``f(*args)``; never mutated
 
 
 def _method_load(instr):
@@ -82,12 +86,18 @@ def rewrite_calls(items):
             out.append(I("BUILD_TUPLE", arg + 1, loc))
             out.extend(emit.dispatch_tuple_call("call_kw", loc, (None,)))
         elif name == "CALL_FUNCTION_EX":
-            if arg & 1:
-                out.extend(emit.dispatch_ex_call(loc))
-            else:
-                out.extend(emit.dispatch_tuple_call("call", loc))
+            if not arg & 1:
+                out.append(I("LOAD_CONST", _NO_KWARGS, loc))
+            out.extend(emit.dispatch_ex_call(loc))
         elif name == "BEFORE_WITH":
             out.extend(_with_enter(enter_with, loc))
+        elif name == "PUSH_EXC_INFO":  # entering an except block: hide engine frames from the handler
+            out += [item, I("COPY", 1, loc)]
+            out.extend(emit.call_const_with_top(strip_engine_frames, 1, loc))
+            out.append(I("POP_TOP", loc=loc))
+        elif name == "WITH_EXCEPT_START":  # [exit, lasti, prev_exc, exc] -> push exit(type, exc, tb)
+            out += [I("COPY", 4, loc), I("COPY", 2, loc)]
+            out.extend(emit.call_const_with_top(exit_with_exception, 2, loc))
         elif name == "BEFORE_ASYNC_WITH":
             out.extend(_with_enter(enter_async_with, loc))
         else:

@@ -31,3 +31,8 @@ def enter_with(mgr):
 def enter_async_with(mgr):
     """What BEFORE_ASYNC_WITH does: ``(awaitable_from_aenter, bound_aexit)``."""
     return _enter(mgr, "__aenter__", "__aexit__", "asynchronous context manager")
+
+
+def exit_with_exception(exit_method, exc):
+    """What WITH_EXCEPT_START does: ``exit(type, value, traceback)``, called through the context."""
+    return STATE.call(exit_method, (type(exc), exc, exc.__traceback__))
