@@ -8,7 +8,9 @@ class that overrides nothing gets a path that is just a cache lookup and a call.
 from types import FunctionType
 
 from . import primitives
-from .native import native_call
+from .native import SPECIAL_NATIVES, native_call
+from .callbacks import wrap_callbacks
+from .frames import FRAME_SENSITIVE
 from .resolve import instantiate, resolve
 from .rewrite import config_for, rewrite_code
 from .state import switch_to
@@ -45,7 +47,7 @@ def _overrides(cls, name):
 class Activation:
     __slots__ = (
         "ctx", "parent", "alive", "config", "fcache", "entry_frame",
-        "call", "call_kw", "call_ex", "default_run", "recurse",
+        "call", "call_kw", "call_ex", "enter", "enter_kw", "enter_ex", "default_run", "recurse",
     )
 
     def __init__(self, ctx, parent, entry_frame):
@@ -163,3 +165,83 @@ def _build_entries(act, cls):
     act.call = call
     act.call_kw = call_kw
     act.call_ex = call_ex
+
+    fast = (
+        post is None and run is default_run and table is None and not custom_canrecurse
+        and not _overrides(cls, "fallback") and act.parent is None
+    )
+    if fast:
+        _build_direct_entries(act, pre, fget)
+    else:
+        def enter(f, args):
+            return call_ex, (f, args, _EMPTY)
+
+        def enter_ex(f, args, kwargs):
+            return _EMPTY, call_ex, (f, args, kwargs)
+
+        act.enter, act.enter_ex = enter, enter_ex
+    act.enter_kw = _enter_kw(act.enter_ex)
+
+
+def _enter_kw(enter_ex):
+    def enter_kw(f, args, names):
+        if names is None:  # 3.13 CALL_KW: the names tuple is the last item
+            names = args[-1]
+            args = args[:-1]
+        n = len(names)
+        return enter_ex(f, args[:-n], dict(zip(names, args[-n:])))
+
+    return enter_kw
+
+
+# Natives that do the right thing when called straight from the user's frame.
+_FRAME_NATIVES = frozenset(id(f) for f in FRAME_SENSITIVE) - {id(eval), id(exec)}
+
+
+def _build_direct_entries(act, pre, fget):
+    """Entries that hand rewritten code the callee itself: no engine frame between user frames."""
+
+    def prepare(f, args, kwargs):
+        target = resolve(f, args, kwargs)
+        if target is None:
+            key = id(f)
+            if key in SPECIAL_NATIVES and key not in _FRAME_NATIVES:
+                return _run_special, (SPECIAL_NATIVES[key], act, f, args, kwargs), _EMPTY
+            args, kwargs = wrap_callbacks(act, f, args, kwargs)
+            return f, args, kwargs
+        fn, args, kwargs = target
+        if fn is instantiate:
+            return fn, args, kwargs
+        return rewritten_function(act, fn), args, kwargs
+
+    def enter(f, args):
+        if pre is not None:
+            pre(f, *args)
+        rf = fget(id(f))
+        if rf is not None:
+            return rf, args
+        g, args, kwargs = prepare(f, args, _EMPTY)
+        if kwargs:
+            return _call_with, (g, args, kwargs)
+        return g, args
+
+    def enter_ex(f, args, kwargs):
+        if type(args) is not tuple:
+            args = tuple(args)
+        if pre is not None:
+            pre(f, *args, **kwargs)
+        rf = fget(id(f))
+        if rf is not None:
+            return kwargs, rf, args
+        g, args, kwargs = prepare(f, args, kwargs)
+        return kwargs, g, args
+
+    act.enter, act.enter_ex = enter, enter_ex
+
+
+def _run_special(handler, act, f, args, kwargs):
+    return handler(act, f, args, kwargs)
+
+
+def _call_with(g, args, kwargs):
+    return g(*args, **kwargs)

@@ -1,7 +1,7 @@
 """Per-thread dynamic state: which context is active, and its call entry points.
 
-Rewritten code loads ``STATE.call`` (or ``call_kw``/``call_ex``) at every call site
-and calls it with the callee and the arguments. Outside any context these are plain
+Rewritten code loads ``STATE.enter`` (or ``enter_kw``/``enter_ex``) at every call site
+and calls it with the callee and the arguments; it returns what to call. Outside any context these are plain
 native calls, so code rewritten earlier (a generator resumed later, say) still runs.
 """
 
@@ -21,12 +21,32 @@ def native_call_ex(f, args, kwargs):
     return f(*args, **kwargs)
 
 
+def native_enter(f, args):
+    return f, args
+
+
+def native_enter_kw(f, args, names):
+    if names is None:
+        names = args[-1]
+        args = args[:-1]
+    n = len(names)
+    return dict(zip(names, args[-n:])), f, args[:-n]
+
+
+def native_enter_ex(f, args, kwargs):
+    return kwargs, f, args
+
+
+_NATIVE = (native_call, native_call_kw, native_call_ex, native_enter, native_enter_kw, native_enter_ex)
+
+
 class _State(threading.local):
+    """``call*`` run a call and return its result (for the engine's own use);
+    ``enter*`` return what rewritten code should call, as ``(g, args)`` or ``(kwargs, g, args)``."""
+
     def __init__(self):
         self.act = None
-        self.call = native_call
-        self.call_kw = native_call_kw
-        self.call_ex = native_call_ex
+        self.call, self.call_kw, self.call_ex, self.enter, self.enter_kw, self.enter_ex = _NATIVE
 
 
 STATE = _State()
@@ -43,7 +63,8 @@ def switch_to(act):
     previous = state.act
     state.act = act
     if act is None:
-        state.call, state.call_kw, state.call_ex = native_call, native_call_kw, native_call_ex
+        state.call, state.call_kw, state.call_ex, state.enter, state.enter_kw, state.enter_ex = _NATIVE
     else:
         state.call, state.call_kw, state.call_ex = act.call, act.call_kw, act.call_ex
+        state.enter, state.enter_kw, state.enter_ex = act.enter, act.enter_kw, act.enter_ex
     return previous

@@ -75,16 +75,16 @@ def rewrite_calls(items):
                 out.extend(emit.self_slot_call(arg, loc))
             elif kwnames is not None:
                 out.append(I("BUILD_TUPLE", arg, loc))
-                out.extend(emit.dispatch_tuple_call("call_kw", loc, (kwnames,)))
+                out.extend(emit.dispatch_tuple_call("enter_kw", loc, (kwnames,)))
                 kwnames = None
             else:
                 out.append(I("BUILD_TUPLE", arg, loc))
-                out.extend(emit.dispatch_tuple_call("call", loc))
+                out.extend(emit.dispatch_tuple_call("enter", loc))
         elif name in ("CALL_KW", "CALL_FUNCTION_EX") and not null_slot.get(id(item), True):
             raise _unexpected(item)
         elif name == "CALL_KW":  # 3.13: names tuple on top of the arguments
             out.append(I("BUILD_TUPLE", arg + 1, loc))
-            out.extend(emit.dispatch_tuple_call("call_kw", loc, (None,)))
+            out.extend(emit.dispatch_tuple_call("enter_kw", loc, (None,)))
         elif name == "CALL_FUNCTION_EX":
             if not arg & 1:
                 out.append(I("LOAD_CONST", _NO_KWARGS, loc))

@@ -36,33 +36,54 @@ def call(n, loc):
     return [I("CALL", n, loc)]
 
 
-def dispatch_tuple_call(entry, loc, extra=()):
-    """Turn ``[<callee slots>, T]`` (T the argument tuple) into ``STATE.<entry>(callee, T, *extra)``.
+def _then_call(kw, loc):
+    """After ``STATE.enter*`` returned ``(g, args)`` or ``(kwargs, g, args)``: call ``g`` here.
 
-    ``extra`` are constants appended as further arguments (keyword names).
+    The callee runs with the user's frame as its caller: no engine frame in between.
+    """
+    if not kw:
+        out = [I("UNPACK_SEQUENCE", 2, loc)]  # [args, g]
+        if PY313:
+            out += [I("SWAP", 2, loc), I("PUSH_NULL", loc=loc), I("SWAP", 2, loc)]  # [g, NULL, args]
+        else:
+            out += [I("PUSH_NULL", loc=loc), I("SWAP", 3, loc)]  # [NULL, g, args]
+        return out + [I("CALL_FUNCTION_EX", 0, loc)]
+    out = [I("UNPACK_SEQUENCE", 3, loc)]  # [args, g, kwargs]
+    if PY313:
+        out += [I("SWAP", 2, loc), I("SWAP", 3, loc), I("PUSH_NULL", loc=loc), I("SWAP", 3, loc)]
+    else:
+        out += [I("PUSH_NULL", loc=loc), I("SWAP", 4, loc), I("SWAP", 2, loc)]
+    return out + [I("CALL_FUNCTION_EX", 1, loc)]
+
+
+def dispatch_tuple_call(entry, loc, extra=()):
+    """Turn ``[<callee slots>, T]`` (T the argument tuple) into a call through ``STATE.<entry>``.
+
+    ``extra`` are constants appended as further arguments of the entry (keyword names).
+    The entry returns what to call; the call itself then happens in this frame.
     """
     out = load_entry(entry, loc)
     if PY313:
-        # [c, NULL, T, d] -> [d, NULL, T, c] -> [d, NULL, c, T]
+        # [c, NULL, T, e] -> [e, NULL, T, c] -> [e, NULL, c, T]
         out += [I("SWAP", 4, loc), I("SWAP", 2, loc)]
     else:
-        # [NULL, c, T, d] -> [NULL, d, T, c] -> [NULL, d, c, T]
+        # [NULL, c, T, e] -> [NULL, e, T, c] -> [NULL, e, c, T]
         out += [I("SWAP", 3, loc), I("SWAP", 2, loc)]
     for const in extra:
         out.append(I("LOAD_CONST", const, loc))
-    return out + call(2 + len(extra), loc)
+    return out + call(2 + len(extra), loc) + _then_call(entry != "enter", loc)
 
 
 def dispatch_ex_call(loc):
-    """``[<callee slots>, T, kwargs]`` -> ``STATE.call_ex(callee, T, kwargs)``."""
-    out = load_entry("call_ex", loc)
+    """``[<callee slots>, T, kwargs]`` -> a call through ``STATE.enter_ex(callee, T, kwargs)``."""
+    out = load_entry("enter_ex", loc)
     if PY313:
-        # [c, N, T, K, d] -> [d, N, T, K, c] -> [d, N, c, K, T] -> [d, N, c, T, K]
+        # [c, N, T, K, e] -> [e, N, T, K, c] -> [e, N, c, K, T] -> [e, N, c, T, K]
         out += [I("SWAP", 5, loc), I("SWAP", 3, loc), I("SWAP", 2, loc)]
     else:
-        # [N, c, T, K, d] -> [N, d, T, K, c] -> [N, d, c, K, T] -> [N, d, c, T, K]
+        # [N, c, T, K, e] -> [N, e, T, K, c] -> [N, e, c, K, T] -> [N, e, c, T, K]
         out += [I("SWAP", 4, loc), I("SWAP", 3, loc), I("SWAP", 2, loc)]
-    return out + call(3, loc)
+    return out + call(3, loc) + _then_call(True, loc)
 
 
 def self_slot_call(n, loc):
@@ -73,7 +94,7 @@ def self_slot_call(n, loc):
     """
     out = [I("BUILD_TUPLE", n + 1, loc), I("PUSH_NULL", loc=loc)]
     out += [I("SWAP", 2, loc)] if PY313 else [I("SWAP", 3, loc), I("SWAP", 2, loc)]
-    return out + dispatch_tuple_call("call", loc)
+    return out + dispatch_tuple_call("enter", loc)
 
 
 def push_null_under_top(loc):
