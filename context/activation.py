@@ -214,9 +214,7 @@ def _build_direct_entries(act, pre, fget):
             return fn, args, kwargs
         return rewritten_function(act, fn), args, kwargs
 
-    def enter(f, args):
-        if pre is not None:
-            pre(f, *args)
+    def enter_unhooked(f, args):
         rf = fget(id(f))
         if rf is not None:
             return rf, args
@@ -224,6 +222,10 @@ def _build_direct_entries(act, pre, fget):
         if kwargs:
             return _call_with, (g, args, kwargs)
         return g, args
+
+    def enter_hooked(f, args):
+        pre(f, *args)
+        return enter_unhooked(f, args)
 
     def enter_ex(f, args, kwargs):
         if type(args) is not tuple:
@@ -236,7 +238,8 @@ def _build_direct_entries(act, pre, fget):
         g, args, kwargs = prepare(f, args, kwargs)
         return kwargs, g, args
 
-    act.enter, act.enter_ex = enter, enter_ex
+    act.enter = enter_unhooked if pre is None else enter_hooked
+    act.enter_ex = enter_ex
 
 
 def _run_special(handler, act, f, args, kwargs):
