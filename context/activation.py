@@ -5,13 +5,13 @@ context's class: a hook the class does not override is not called at all, and a
 class that overrides nothing gets a path that is just a cache lookup and a call.
 """
 
-from types import FunctionType
+from types import FunctionType, MethodType
 
 from . import primitives
 from .native import SPECIAL_NATIVES, native_call
-from .callbacks import wrap_callbacks
+from .callbacks import register_numpy_callbacks, wrap_callbacks
 from .frames import FRAME_SENSITIVE
-from .resolve import instantiate, resolve
+from .resolve import NATIVE_CALLABLE_TYPES, instantiate, resolve
 from .rewrite import config_for, rewrite_code
 from .state import switch_to
 from .weakcache import IdentityCache
@@ -58,6 +58,7 @@ class Activation:
         cls = type(ctx)
         self.config = config_for(cls)
         self.fcache = _function_cache(self.config)
+        register_numpy_callbacks()
         _build_entries(self, cls)
 
     def run_primitive(self, impl, args, kwargs):
@@ -201,14 +202,24 @@ _FRAME_NATIVES = frozenset(id(f) for f in FRAME_SENSITIVE) - {id(eval), id(exec)
 def _build_direct_entries(act, pre, fget):
     """Entries that hand rewritten code the callee itself: no engine frame between user frames."""
 
+    def native(f, args, kwargs):
+        key = id(f)
+        if key in SPECIAL_NATIVES and key not in _FRAME_NATIVES:
+            return _run_special, (SPECIAL_NATIVES[key], act, f, args, kwargs), _EMPTY
+        args, kwargs = wrap_callbacks(act, f, args, kwargs)
+        return f, args, kwargs
+
     def prepare(f, args, kwargs):
+        kind = type(f)
+        if kind in NATIVE_CALLABLE_TYPES:
+            return native(f, args, kwargs)
+        if kind is MethodType:
+            rf = fget(id(f.__func__))
+            if rf is not None:
+                return rf, (f.__self__,) + args, kwargs
         target = resolve(f, args, kwargs)
         if target is None:
-            key = id(f)
-            if key in SPECIAL_NATIVES and key not in _FRAME_NATIVES:
-                return _run_special, (SPECIAL_NATIVES[key], act, f, args, kwargs), _EMPTY
-            args, kwargs = wrap_callbacks(act, f, args, kwargs)
-            return f, args, kwargs
+            return native(f, args, kwargs)
         fn, args, kwargs = target
         if fn is instantiate:
             return fn, args, kwargs

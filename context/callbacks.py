@@ -12,6 +12,7 @@ import contextvars
 import functools
 import itertools
 import re
+import sys
 from types import BuiltinMethodType
 
 from .state import STATE, switch_to
@@ -42,8 +43,9 @@ class ContextCallback:
         return "<callback %r under %s>" % (self.fn, type(self.act.ctx).__name__)
 
 
-# callee -> (positional indices, keyword names) of callable arguments
+# id(callee) -> (callee, (positional indices, keyword names, min_args)) for callable arguments
 CALLBACK_ARGUMENTS = {}
+_METHOD_OWNER_TYPES = set()
 # (type of the bound object, method name) -> the same, for methods of native objects
 CALLBACK_METHOD_ARGUMENTS = {}
 
@@ -54,12 +56,13 @@ def register_callback_positions(fn, positions=(), keywords=(), min_args=0):
     ``min_args``: wrap only when at least this many positional arguments are given
     (``iter(f, sentinel)`` calls ``f``; ``iter(xs)`` calls nothing).
     """
-    CALLBACK_ARGUMENTS[fn] = (tuple(positions), tuple(keywords), min_args)
+    CALLBACK_ARGUMENTS[id(fn)] = (fn, (tuple(positions), tuple(keywords), min_args))
 
 
 def register_callback_method(cls, name, positions=(), keywords=()):
     """Like ``register_callback_positions`` for the method ``name`` of native type ``cls``."""
     CALLBACK_METHOD_ARGUMENTS[(cls, name)] = (tuple(positions), tuple(keywords), 0)
+    _METHOD_OWNER_TYPES.add(cls)
 
 
 for _fn, _pos, _kw, *_min in [
@@ -87,17 +90,13 @@ register_callback_method(contextvars.Context, "run", (0,), ())
 
 # bound methods of native objects (3.12 has a separate type for some of them)
 _BUILTIN_METHOD_TYPES = frozenset({BuiltinMethodType, type(re.compile("").sub)})
-_numpy_registered = False
 
 
-def _register_numpy():
-    global _numpy_registered
-    _numpy_registered = True
-    try:
-        import numpy
-    except ImportError:  # pragma: no cover - numpy is a dependency
-        return
-    register_callback_positions(numpy.frompyfunc, (0,), ())
+def register_numpy_callbacks():
+    """Add NumPy's higher-order natives once NumPy has been imported by the user."""
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and id(numpy.frompyfunc) not in CALLBACK_ARGUMENTS:
+        register_callback_positions(numpy.frompyfunc, (0,), ())
 
 
 def _wrap(act, value):
@@ -107,19 +106,18 @@ def _wrap(act, value):
 
 
 def _spec_for(f):
-    try:
-        spec = CALLBACK_ARGUMENTS.get(f)
-    except TypeError:  # unhashable callee
-        return None
-    if spec is None and type(f) in _BUILTIN_METHOD_TYPES:
-        spec = CALLBACK_METHOD_ARGUMENTS.get((type(f.__self__), f.__name__))
-    return spec
+    entry = CALLBACK_ARGUMENTS.get(id(f))
+    if entry is not None:
+        return entry[1]
+    if type(f) in _BUILTIN_METHOD_TYPES:
+        owner = type(f.__self__)
+        if owner in _METHOD_OWNER_TYPES:
+            return CALLBACK_METHOD_ARGUMENTS.get((owner, f.__name__))
+    return None
 
 
 def wrap_callbacks(act, f, args, kwargs):
     """``(args, kwargs)`` with the callable arguments of native ``f`` wrapped for ``act``."""
-    if not _numpy_registered:
-        _register_numpy()
     spec = _spec_for(f)
     if spec is None:
         return args, kwargs

@@ -8,7 +8,15 @@ own code, which always runs natively.
 
 import functools
 import os
-from types import FunctionType, MethodType, MethodWrapperType
+import re
+from types import (
+    BuiltinFunctionType,
+    FunctionType,
+    MethodDescriptorType,
+    MethodType,
+    MethodWrapperType,
+    WrapperDescriptorType,
+)
 
 from .state import STATE
 
@@ -16,6 +24,12 @@ ENGINE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _TYPE_CALL = type.__dict__["__call__"]
 _OBJECT_NEW = object.__new__
 _OBJECT_INIT = object.__init__
+
+
+# Callables that never run Python code of their own.
+NATIVE_CALLABLE_TYPES = frozenset(
+    {BuiltinFunctionType, MethodDescriptorType, WrapperDescriptorType, type(re.compile("").sub)}
+)
 
 
 def is_engine_code(code):
