@@ -1,0 +1,30 @@
+"""A short tour of pycassette: run ordinary Python under contexts that observe and change it."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import count_calls  # noqa: E402
+import float32_pass  # noqa: E402
+import logging_calls  # noqa: E402
+import nested_trace  # noqa: E402
+import primitives  # noqa: E402
+
+SECTIONS = [
+    ("Logging every call (a prehook) while statistics.mean runs", logging_calls),
+    ("Counting calls whose arguments are all str or int", count_calls),
+    ("Primitives: replacing math.sin, and memoising fib with recurse", primitives),
+    ("Nested tracing of x*y + y*z with similarcontext and recurse", nested_trace),
+    ("A rewrite pass: float literals become float32", float32_pass),
+]
+
+
+def main():
+    for title, module in SECTIONS:
+        print("\n== " + title)
+        module.main()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+"""Shared helpers for the test suite: recording and counting contexts."""
+
+import collections
+
+import context
+
+
+def name_of(f):
+    """The name a test uses for a callee: its qualified name, else its repr."""
+    name = getattr(f, "__qualname__", None)
+    return name if isinstance(name, str) else repr(f)
+
+
+def note(label):
+    """A marker call: code under test calls it so a test can see the call was hooked."""
+    return label
+
+
+class Recorder(context.Context):
+    """Appends ``(name_of(f), args, kwargs)`` to ``self.metadata`` (a list) for every hooked call."""
+
+    def prehook(self, f, *args, **kwargs):
+        self.metadata.append((name_of(f), args, kwargs))
+
+
+class Counter(context.Context):
+    """Counts hooked calls by ``name_of(f)`` in ``self.metadata`` (a ``collections.Counter``)."""
+
+    def prehook(self, f, *args, **kwargs):
+        self.metadata[name_of(f)] += 1
+
+
+def record(fn, *args, **kwargs):
+    """Run ``fn`` under a fresh Recorder; return (result, names, notes).
+
+    ``names`` lists the names of every hooked call in order; ``notes`` lists the
+    labels of the hooked calls of ``note``.
+    """
+    ctx = Recorder(metadata=[])
+    out = context.overdub(ctx, fn, *args, **kwargs)
+    names = [name for name, _, _ in ctx.metadata]
+    notes = [a[0] for name, a, _ in ctx.metadata if name == "note" and len(a) == 1]
+    return out, names, notes
+
+
+def count(fn, *args, **kwargs):
+    """Run ``fn`` under a fresh Counter; return (result, counter)."""
+    ctx = Counter(metadata=collections.Counter())
+    out = context.overdub(ctx, fn, *args, **kwargs)
+    return out, ctx.metadata
+
+
+def assert_same(native, dubbed):
+    """Identical results: same type, same repr, equal (floats compared exactly)."""
+    assert type(dubbed) is type(native)
+    assert repr(dubbed) == repr(native)
+    assert dubbed == native
