@@ -5,6 +5,7 @@ context's class: a hook the class does not override is not called at all, and a
 class that overrides nothing gets a path that is just a cache lookup and a call.
 """
 
+import weakref
 from types import FunctionType, MethodType
 
 from . import primitives
@@ -38,10 +39,19 @@ def rewritten_function(act, fn):
     return rf
 
 
-def _overrides(cls, name):
+_HOOKABLE = ("prehook", "posthook", "overdub", "canrecurse", "fallback")
+_plans = weakref.WeakKeyDictionary()  # class -> (primitives version, config, overridden names)
+
+
+def _class_plan(cls):
+    """The rewrite config and the set of overridden methods of a context class (cached)."""
     from .base import Context
 
-    return getattr(cls, name) is not getattr(Context, name)
+    cached = _plans.get(cls)
+    if cached is None or cached[0] != primitives.version():
+        overridden = frozenset(n for n in _HOOKABLE if getattr(cls, n) is not getattr(Context, n))
+        cached = _plans[cls] = (primitives.version(), config_for(cls), overridden)
+    return cached[1], cached[2]
 
 
 class Activation:
@@ -56,10 +66,10 @@ class Activation:
         self.alive = True
         self.entry_frame = entry_frame
         cls = type(ctx)
-        self.config = config_for(cls)
+        self.config, overridden = _class_plan(cls)
         self.fcache = _function_cache(self.config)
         register_numpy_callbacks()
-        _build_entries(self, cls)
+        _build_entries(self, cls, overridden)
 
     def run_primitive(self, impl, args, kwargs):
         """Run a primitive's body; under a nested context it runs under the enclosing one."""
@@ -73,17 +83,17 @@ class Activation:
             switch_to(previous)
 
 
-def _build_entries(act, cls):
+def _build_entries(act, cls, overridden):
     ctx = act.ctx
     fget = act.fcache.values.get
     hooks = getattr(ctx, "_hooks_enabled", True)
-    pre = ctx.prehook if hooks and _overrides(cls, "prehook") else None
-    post = ctx.posthook if hooks and _overrides(cls, "posthook") else None
+    pre = ctx.prehook if hooks and "prehook" in overridden else None
+    post = ctx.posthook if hooks and "posthook" in overridden else None
     table = primitives.table_for(cls)
     find = primitives.find
-    custom_canrecurse = _overrides(cls, "canrecurse")
+    custom_canrecurse = "canrecurse" in overridden
 
-    if _overrides(cls, "fallback"):
+    if "fallback" in overridden:
         def fallback(f, args, kwargs):
             return ctx.fallback(f, *args, **kwargs)
     else:
@@ -116,7 +126,7 @@ def _build_entries(act, cls):
     act.default_run = default_run
     act.recurse = recurse
 
-    if _overrides(cls, "overdub"):
+    if "overdub" in overridden:
         def run(f, args, kwargs):
             return ctx.overdub(f, *args, **kwargs)
     else:
@@ -169,7 +179,7 @@ def _build_entries(act, cls):
 
     fast = (
         post is None and run is default_run and table is None and not custom_canrecurse
-        and not _overrides(cls, "fallback") and act.parent is None
+        and "fallback" not in overridden and act.parent is None
     )
     if fast:
         _build_direct_entries(act, pre, fget)

@@ -4,6 +4,7 @@ from . import primitives
 from .native import native_call
 from .resolve import resolve
 from .scope import entered
+from .state import STATE
 
 
 class Context:
@@ -37,6 +38,9 @@ class Context:
 
     def overdub(self, f, *args, **kwargs):
         """Run one call: the primitive for ``f`` if any, else ``recurse`` if ``canrecurse``, else ``fallback``."""
+        act = STATE.act
+        if act is not None and act.ctx is self:
+            return act.default_run(f, args, kwargs)
         with entered(self) as act:
             return act.default_run(f, args, kwargs)
 

@@ -25,6 +25,11 @@ def register(cls, fn, argtypes, impl):
     _version[0] += 1
 
 
+def version():
+    """A number that changes whenever a primitive is registered."""
+    return _version[0]
+
+
 _merged = weakref.WeakKeyDictionary()
 
 
