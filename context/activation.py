@@ -185,7 +185,7 @@ def _build_entries(act, cls, overridden):
         _build_direct_entries(act, pre, fget)
     else:
         def enter(f, args):
-            return call_ex, (f, args, _EMPTY)
+            return MethodType(_call_star, (call, f))
 
         def enter_ex(f, args, kwargs):
             return _EMPTY, call_ex, (f, args, kwargs)
@@ -238,11 +238,18 @@ def _build_direct_entries(act, pre, fget):
     def enter_unhooked(f, args):
         rf = fget(id(f))
         if rf is not None:
-            return rf, args
-        g, args, kwargs = prepare(f, args, _EMPTY)
-        if kwargs:
-            return _call_with, (g, args, kwargs)
-        return g, args
+            return rf
+        if type(f) is MethodType:
+            rf = fget(id(f.__func__))
+            if rf is not None:
+                return MethodType(rf, f.__self__)
+        g, prepared, kwargs = prepare(f, args, _EMPTY)
+        if not kwargs:
+            if prepared is args:
+                return g
+            if len(prepared) == len(args) + 1 and all(a is b for a, b in zip(prepared[1:], args)):
+                return MethodType(g, prepared[0])  # a bound method, a callable object, a class
+        return MethodType(_call_prepared, (g, prepared, kwargs))
 
     def enter_hooked(f, args):
         pre(f, *args)
@@ -267,5 +274,13 @@ def _run_special(handler, act, f, args, kwargs):
     return handler(act, f, args, kwargs)
 
 
-def _call_with(g, args, kwargs):
+def _call_prepared(prepared, *ignored):
+    """Call ``g(*args, **kwargs)`` prepared by an entry (the call site's own arguments were replaced)."""
+    g, args, kwargs = prepared
     return g(*args, **kwargs)
+
+
+def _call_star(bound, *args):
+    """``call(f, args)`` for a call site of a context whose entries do the call themselves."""
+    call, f = bound
+    return call(f, args)

@@ -22,7 +22,7 @@ def native_call_ex(f, args, kwargs):
 
 
 def native_enter(f, args):
-    return f, args
+    return f
 
 
 def native_enter_kw(f, args, names):
@@ -41,8 +41,11 @@ _NATIVE = (native_call, native_call_kw, native_call_ex, native_enter, native_ent
 
 
 class _State(threading.local):
-    """``call*`` run a call and return its result (for the engine's own use);
-    ``enter*`` return what rewritten code should call, as ``(g, args)`` or ``(kwargs, g, args)``."""
+    """``call*`` run a call and return its result (for the engine's own use).
+
+    ``enter*`` tell rewritten code what to call: ``enter(f, args)`` returns ``g`` to be
+    called as ``g(*args)``; ``enter_kw``/``enter_ex`` return ``(kwargs, g, args)``.
+    """
 
     def __init__(self):
         self.act = None

@@ -79,7 +79,7 @@ def rewrite_calls(items):
                 kwnames = None
             else:
                 out.append(I("BUILD_TUPLE", arg, loc))
-                out.extend(emit.dispatch_tuple_call("enter", loc))
+                out.extend(emit.enter_call(loc))
         elif name in ("CALL_KW", "CALL_FUNCTION_EX") and not null_slot.get(id(item), True):
             raise _unexpected(item)
         elif name == "CALL_KW":  # 3.13: names tuple on top of the arguments

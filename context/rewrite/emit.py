@@ -36,18 +36,29 @@ def call(n, loc):
     return [I("CALL", n, loc)]
 
 
-def _then_call(kw, loc):
-    """After ``STATE.enter*`` returned ``(g, args)`` or ``(kwargs, g, args)``: call ``g`` here.
+def enter_call(loc):
+    """``[<callee slots>, T]`` -> ``g = STATE.enter(callee, T)``, then ``g(*T)`` in this frame.
+
+    The entry is called in the method form (both slots hold objects), so the argument
+    tuple stays on the stack and the entry returns only what to call.
+    """
+    if PY313:
+        # [c, N, T] -> [c, N, T, T, c, e] -> [c, N, T, e, c, T] -> CALL 1 -> [c, N, T, g]
+        out = [I("COPY", 1, loc), I("COPY", 4, loc)] + load_entry("enter", loc) + [I("SWAP", 3, loc)]
+        out += call(1, loc)
+        out += [I("SWAP", 4, loc), I("POP_TOP", loc=loc)]  # [g, N, T]
+    else:
+        # [N, c, T] -> [N, T, c, T, e] -> [N, T, e, c, T] -> CALL 1 -> [N, T, g] -> [N, g, T]
+        out = [I("SWAP", 2, loc), I("COPY", 2, loc)] + load_entry("enter", loc)
+        out += [I("SWAP", 3, loc), I("SWAP", 2, loc)] + call(1, loc) + [I("SWAP", 2, loc)]
+    return out + [I("CALL_FUNCTION_EX", 0, loc)]
+
+
+def _then_call(loc):
+    """After ``STATE.enter_kw``/``enter_ex`` returned ``(kwargs, g, args)``: call ``g`` here.
 
     The callee runs with the user's frame as its caller: no engine frame in between.
     """
-    if not kw:
-        out = [I("UNPACK_SEQUENCE", 2, loc)]  # [args, g]
-        if PY313:
-            out += [I("SWAP", 2, loc), I("PUSH_NULL", loc=loc), I("SWAP", 2, loc)]  # [g, NULL, args]
-        else:
-            out += [I("PUSH_NULL", loc=loc), I("SWAP", 3, loc)]  # [NULL, g, args]
-        return out + [I("CALL_FUNCTION_EX", 0, loc)]
     out = [I("UNPACK_SEQUENCE", 3, loc)]  # [args, g, kwargs]
     if PY313:
         out += [I("SWAP", 2, loc), I("SWAP", 3, loc), I("PUSH_NULL", loc=loc), I("SWAP", 3, loc)]
@@ -71,7 +82,7 @@ def dispatch_tuple_call(entry, loc, extra=()):
         out += [I("SWAP", 3, loc), I("SWAP", 2, loc)]
     for const in extra:
         out.append(I("LOAD_CONST", const, loc))
-    return out + call(2 + len(extra), loc) + _then_call(entry != "enter", loc)
+    return out + call(2 + len(extra), loc) + _then_call(loc)
 
 
 def dispatch_ex_call(loc):
@@ -83,7 +94,7 @@ def dispatch_ex_call(loc):
     else:
         # [N, c, T, K, e] -> [N, e, T, K, c] -> [N, e, c, K, T] -> [N, e, c, T, K]
         out += [I("SWAP", 4, loc), I("SWAP", 3, loc), I("SWAP", 2, loc)]
-    return out + call(3, loc) + _then_call(True, loc)
+    return out + call(3, loc) + _then_call(loc)
 
 
 def self_slot_call(n, loc):
@@ -94,7 +105,7 @@ def self_slot_call(n, loc):
     """
     out = [I("BUILD_TUPLE", n + 1, loc), I("PUSH_NULL", loc=loc)]
     out += [I("SWAP", 2, loc)] if PY313 else [I("SWAP", 3, loc), I("SWAP", 2, loc)]
-    return out + dispatch_tuple_call("enter", loc)
+    return out + enter_call(loc)
 
 
 def push_null_under_top(loc):
