@@ -10,9 +10,15 @@ from types import FunctionType, MethodType
 
 from . import primitives
 from .native import SPECIAL_NATIVES, native_call
-from .callbacks import register_numpy_callbacks, wrap_callbacks
+from .callbacks import (
+    BUILTIN_METHOD_TYPES,
+    CALLBACK_ARGUMENTS,
+    METHOD_OWNER_TYPES,
+    register_numpy_callbacks,
+    wrap_callbacks,
+)
 from .frames import FRAME_SENSITIVE
-from .resolve import NATIVE_CALLABLE_TYPES, instantiate, resolve
+from .resolve import NATIVE_CALLABLE_TYPES, class_verdict, instantiate, resolve
 from .rewrite import config_for, rewrite_code
 from .state import switch_to
 from .weakcache import IdentityCache
@@ -235,14 +241,29 @@ def _build_direct_entries(act, pre, fget):
             return fn, args, kwargs
         return rewritten_function(act, fn), args, kwargs
 
+    special_ids = SPECIAL_NATIVES
+    callback_ids = CALLBACK_ARGUMENTS
+
     def enter_unhooked(f, args):
         rf = fget(id(f))
         if rf is not None:
             return rf
-        if type(f) is MethodType:
+        kind = type(f)
+        if kind is MethodType:
             rf = fget(id(f.__func__))
             if rf is not None:
                 return MethodType(rf, f.__self__)
+        elif kind in NATIVE_CALLABLE_TYPES or kind is type:
+            key = id(f)
+            if key not in special_ids and key not in callback_ids and not (
+                kind in BUILTIN_METHOD_TYPES and type(f.__self__) in METHOD_OWNER_TYPES
+            ):
+                if kind is not type:
+                    return f  # a plain native: call it as it is
+                verdict = class_verdict(f)
+                if verdict is None:
+                    return f
+                return MethodType(verdict, f)
         g, prepared, kwargs = prepare(f, args, _EMPTY)
         if not kwargs:
             if prepared is args:

@@ -45,7 +45,7 @@ class ContextCallback:
 
 # id(callee) -> (callee, (positional indices, keyword names, min_args)) for callable arguments
 CALLBACK_ARGUMENTS = {}
-_METHOD_OWNER_TYPES = set()
+METHOD_OWNER_TYPES = set()
 # (type of the bound object, method name) -> the same, for methods of native objects
 CALLBACK_METHOD_ARGUMENTS = {}
 
@@ -62,7 +62,7 @@ def register_callback_positions(fn, positions=(), keywords=(), min_args=0):
 def register_callback_method(cls, name, positions=(), keywords=()):
     """Like ``register_callback_positions`` for the method ``name`` of native type ``cls``."""
     CALLBACK_METHOD_ARGUMENTS[(cls, name)] = (tuple(positions), tuple(keywords), 0)
-    _METHOD_OWNER_TYPES.add(cls)
+    METHOD_OWNER_TYPES.add(cls)
 
 
 for _fn, _pos, _kw, *_min in [
@@ -89,7 +89,7 @@ register_callback_method(re.Pattern, "subn", (0,), ("repl",))
 register_callback_method(contextvars.Context, "run", (0,), ())
 
 # bound methods of native objects (3.12 has a separate type for some of them)
-_BUILTIN_METHOD_TYPES = frozenset({BuiltinMethodType, type(re.compile("").sub)})
+BUILTIN_METHOD_TYPES = frozenset({BuiltinMethodType, type(re.compile("").sub)})
 
 
 def register_numpy_callbacks():
@@ -109,9 +109,9 @@ def _spec_for(f):
     entry = CALLBACK_ARGUMENTS.get(id(f))
     if entry is not None:
         return entry[1]
-    if type(f) in _BUILTIN_METHOD_TYPES:
+    if type(f) in BUILTIN_METHOD_TYPES:
         owner = type(f.__self__)
-        if owner in _METHOD_OWNER_TYPES:
+        if owner in METHOD_OWNER_TYPES:
             return CALLBACK_METHOD_ARGUMENTS.get((owner, f.__name__))
     return None
 

@@ -19,6 +19,7 @@ from types import (
 )
 
 from .state import STATE
+from .weakcache import IdentityCache
 
 ENGINE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _TYPE_CALL = type.__dict__["__call__"]
@@ -73,6 +74,18 @@ def _instantiation(cls, args, kwargs):
     if _is_python_code(_lookup_special(cls, "__new__")) or _is_python_code(_lookup_special(cls, "__init__")):
         return instantiate, (cls,) + args, kwargs
     return None
+
+
+_class_verdicts = IdentityCache()
+
+
+def class_verdict(cls):
+    """For a class whose metaclass is ``type``: ``instantiate`` if calling it runs Python code, else None."""
+    verdict = _class_verdicts.values.get(id(cls), False)
+    if verdict is False:
+        verdict = instantiate if _instantiation(cls, (), {}) is not None else None
+        _class_verdicts.set(cls, verdict)
+    return verdict
 
 
 def resolve(f, args, kwargs):
