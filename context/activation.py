@@ -13,7 +13,7 @@ from .native import SPECIAL_NATIVES, native_call
 from .callbacks import (
     BUILTIN_METHOD_TYPES,
     CALLBACK_ARGUMENTS,
-    METHOD_OWNER_TYPES,
+    CALLBACK_METHOD_ARGUMENTS,
     register_numpy_callbacks,
     wrap_callbacks,
 )
@@ -256,7 +256,7 @@ def _build_direct_entries(act, pre, fget):
         elif kind in NATIVE_CALLABLE_TYPES or kind is type:
             key = id(f)
             if key not in special_ids and key not in callback_ids and not (
-                kind in BUILTIN_METHOD_TYPES and type(f.__self__) in METHOD_OWNER_TYPES
+                kind in BUILTIN_METHOD_TYPES and (type(f.__self__), f.__name__) in CALLBACK_METHOD_ARGUMENTS
             ):
                 if kind is not type:
                     return f  # a plain native: call it as it is
