@@ -6,6 +6,7 @@ class that overrides nothing gets a path that is just a cache lookup and a call.
 """
 
 import weakref
+from functools import partial
 from types import FunctionType, MethodType
 
 from . import primitives
@@ -56,14 +57,16 @@ def _class_plan(cls):
     cached = _plans.get(cls)
     if cached is None or cached[0] != primitives.version():
         overridden = frozenset(n for n in _HOOKABLE if getattr(cls, n) is not getattr(Context, n))
-        cached = _plans[cls] = (primitives.version(), config_for(cls), overridden)
+        # A prehook must see each call's arguments: its code asks at every call site instead.
+        config = config_for(cls)._replace(callees_at_load="prehook" not in overridden)
+        cached = _plans[cls] = (primitives.version(), config, overridden)
     return cached[1], cached[2]
 
 
 class Activation:
     __slots__ = (
         "ctx", "parent", "alive", "config", "fcache", "entry_frame",
-        "call", "call_kw", "call_ex", "enter", "enter_kw", "enter_ex", "default_run", "recurse",
+        "call", "call_kw", "call_ex", "callee", "enter", "enter_kw", "enter_ex", "default_run", "recurse",
     )
 
     def __init__(self, ctx, parent, entry_frame):
@@ -193,6 +196,11 @@ def _build_entries(act, cls, overridden):
         def enter(f, args):
             return MethodType(_call_star, (call, f))
 
+        def callee(f):
+            return MethodType(_call_through, (call_ex, f))
+
+        act.callee = callee
+
         def enter_ex(f, args, kwargs):
             return _EMPTY, call_ex, (f, args, kwargs)
 
@@ -290,6 +298,43 @@ def _build_direct_entries(act, pre, fget):
     act.enter = enter_unhooked if pre is None else enter_hooked
     act.enter_ex = enter_ex
 
+    def callee_unhooked(f):
+        rf = fget(id(f))
+        if rf is not None:
+            return rf
+        kind = type(f)
+        if kind is MethodType:
+            rf = fget(id(f.__func__))
+            if rf is not None:
+                return MethodType(rf, f.__self__)
+        elif kind in NATIVE_CALLABLE_TYPES or kind is type:
+            key = id(f)
+            if key in _FRAME_NATIVES:
+                return f  # called from the user's frame, it acts on that frame
+            if key not in special_ids and key not in callback_ids and not (
+                kind in BUILTIN_METHOD_TYPES and (type(f.__self__), f.__name__) in CALLBACK_METHOD_ARGUMENTS
+            ):
+                if kind is not type:
+                    return f
+                verdict = class_verdict(f)
+                return f if verdict is None else MethodType(verdict, f)
+        target = resolve(f, (), _EMPTY)
+        if target is None:
+            return MethodType(_prepare_then_call, (prepare, f))
+        fn, bound, kwargs = target
+        if fn is not instantiate:
+            fn = rewritten_function(act, fn)
+        if kwargs or len(bound) > 1:
+            return partial(fn, *bound, **kwargs)
+        return MethodType(fn, bound[0]) if bound else fn
+
+    call_ex = act.call_ex
+
+    def callee_hooked(f):
+        return MethodType(_call_through, (call_ex, f))
+
+    act.callee = callee_unhooked if pre is None else callee_hooked
+
 
 def _run_special(handler, act, f, args, kwargs):
     return handler(act, f, args, kwargs)
@@ -298,6 +343,19 @@ def _run_special(handler, act, f, args, kwargs):
 def _call_prepared(prepared, *ignored):
     """Call ``g(*args, **kwargs)`` prepared by an entry (the call site's own arguments were replaced)."""
     g, args, kwargs = prepared
+    return g(*args, **kwargs)
+
+
+def _call_through(bound, *args, **kwargs):
+    """``call_ex(f, args, kwargs)``: a call site's callee under a context that observes calls."""
+    call_ex, f = bound
+    return call_ex(f, args, kwargs)
+
+
+def _prepare_then_call(bound, *args, **kwargs):
+    """A native that needs its arguments prepared (callbacks wrapped, frame-sensitive help)."""
+    prepare, f = bound
+    g, args, kwargs = prepare(f, args, kwargs)
     return g(*args, **kwargs)
 
 

@@ -21,6 +21,10 @@ def native_call_ex(f, args, kwargs):
     return f(*args, **kwargs)
 
 
+def native_callee(f):
+    return f
+
+
 def native_enter(f, args):
     return f
 
@@ -37,19 +41,23 @@ def native_enter_ex(f, args, kwargs):
     return kwargs, f, args
 
 
-_NATIVE = (native_call, native_call_kw, native_call_ex, native_enter, native_enter_kw, native_enter_ex)
+_NATIVE = (
+    native_call, native_call_kw, native_call_ex, native_callee, native_enter, native_enter_kw, native_enter_ex
+)
 
 
 class _State(threading.local):
     """``call*`` run a call and return its result (for the engine's own use).
 
+    ``callee(f)`` returns what to call instead of ``f``, with the call site's own arguments.
     ``enter*`` tell rewritten code what to call: ``enter(f, args)`` returns ``g`` to be
     called as ``g(*args)``; ``enter_kw``/``enter_ex`` return ``(kwargs, g, args)``.
     """
 
     def __init__(self):
         self.act = None
-        self.call, self.call_kw, self.call_ex, self.enter, self.enter_kw, self.enter_ex = _NATIVE
+        (self.call, self.call_kw, self.call_ex, self.callee,
+         self.enter, self.enter_kw, self.enter_ex) = _NATIVE
 
 
 STATE = _State()
@@ -66,8 +74,9 @@ def switch_to(act):
     previous = state.act
     state.act = act
     if act is None:
-        state.call, state.call_kw, state.call_ex, state.enter, state.enter_kw, state.enter_ex = _NATIVE
+        (state.call, state.call_kw, state.call_ex, state.callee,
+         state.enter, state.enter_kw, state.enter_ex) = _NATIVE
     else:
-        state.call, state.call_kw, state.call_ex = act.call, act.call_kw, act.call_ex
+        state.call, state.call_kw, state.call_ex, state.callee = act.call, act.call_kw, act.call_ex, act.callee
         state.enter, state.enter_kw, state.enter_ex = act.enter, act.enter_kw, act.enter_ex
     return previous

@@ -13,7 +13,7 @@ from .._support import PY311
 from ..errors import RewriteError
 from ..tracebacks import strip_engine_frames
 from . import emit
-from .stackflow import null_slot_calls
+from .stackflow import CallSites
 from .withblocks import enter_async_with, enter_with, exit_with_exception
 
 I = emit.I
@@ -46,7 +46,7 @@ def _with_enter(helper, loc):
     return emit.call_const_with_top(helper, 1, loc) + [I("UNPACK_SEQUENCE", 2, loc)]
 
 
-def rewrite_calls(items):
+def rewrite_calls(items, callees_at_load=True):
     """Return a new instruction list with every call routed through ``STATE``."""
     plain = []
     for item in items:
@@ -55,51 +55,69 @@ def rewrite_calls(items):
             plain.append(item)
         else:
             plain.extend(replacement)
-    null_slot = null_slot_calls(plain)
+    sites = CallSites(plain)
+    direct_calls = sites.direct_calls if callees_at_load else set()
+    direct_producers = sites.direct_producers if callees_at_load else set()
     out = []
     kwnames = None
-    for item in plain:
+    for index, item in enumerate(plain):
         if not isinstance(item, Instr):
             out.append(item)
             continue
-        name, arg, loc = item.name, item.arg, item.location
-        if name == "PRECALL":
-            continue
-        if name == "KW_NAMES":
-            kwnames = arg
-            continue
-        if name == "CALL":
-            if not null_slot.get(id(item), True):
-                if kwnames is not None:
-                    raise _unexpected(item)
-                out.extend(emit.self_slot_call(arg, loc))
-            elif kwnames is not None:
-                out.append(I("BUILD_TUPLE", arg, loc))
-                out.extend(emit.dispatch_tuple_call("enter_kw", loc, (kwnames,)))
-                kwnames = None
-            else:
-                out.append(I("BUILD_TUPLE", arg, loc))
-                out.extend(emit.enter_call(loc))
-        elif name in ("CALL_KW", "CALL_FUNCTION_EX") and not null_slot.get(id(item), True):
-            raise _unexpected(item)
-        elif name == "CALL_KW":  # 3.13: names tuple on top of the arguments
-            out.append(I("BUILD_TUPLE", arg + 1, loc))
-            out.extend(emit.dispatch_tuple_call("enter_kw", loc, (None,)))
-        elif name == "CALL_FUNCTION_EX":
-            if not arg & 1:
-                out.append(I("LOAD_CONST", _NO_KWARGS, loc))
-            out.extend(emit.dispatch_ex_call(loc))
-        elif name == "BEFORE_WITH":
-            out.extend(_with_enter(enter_with, loc))
-        elif name == "PUSH_EXC_INFO":  # entering an except block: hide engine frames from the handler
-            out += [item, I("COPY", 1, loc)]
-            out.extend(emit.call_const_with_top(strip_engine_frames, 1, loc))
-            out.append(I("POP_TOP", loc=loc))
-        elif name == "WITH_EXCEPT_START":  # [exit, lasti, prev_exc, exc] -> push exit(type, exc, tb)
-            out += [I("COPY", 4, loc), I("COPY", 2, loc)]
-            out.extend(emit.call_const_with_top(exit_with_exception, 2, loc))
-        elif name == "BEFORE_ASYNC_WITH":
-            out.extend(_with_enter(enter_async_with, loc))
-        else:
-            out.append(item)
+        _rewrite_one(item, out, sites, direct_calls, kwnames)
+        if item.name == "KW_NAMES":
+            kwnames = item.arg
+        elif item.name in _CALLS:
+            kwnames = None
+        if index in direct_producers:
+            out.extend(emit.callee_through_context(item))
     return out
+
+
+_CALLS = ("CALL", "CALL_KW", "CALL_FUNCTION_EX")
+
+
+def _rewrite_one(item, out, sites, direct_calls, kwnames):
+    """Append the rewritten form of one instruction to ``out``."""
+    name, arg, loc = item.name, item.arg, item.location
+    if name in ("PRECALL", "KW_NAMES"):
+        return  # re-emitted with their CALL where it stays a call
+    if id(item) in direct_calls:
+        # the callee was already swapped for what the context says to call
+        if kwnames is not None:
+            out.append(I("KW_NAMES", kwnames, loc))
+        out.extend(emit.call(arg, loc) if name == "CALL" else [item])
+        return
+    if name == "CALL":
+        if not sites.null_slot(item):
+            if kwnames is not None:
+                raise _unexpected(item)
+            out.extend(emit.self_slot_call(arg, loc))
+        elif kwnames is not None:
+            out.append(I("BUILD_TUPLE", arg, loc))
+            out.extend(emit.dispatch_tuple_call("enter_kw", loc, (kwnames,)))
+        else:
+            out.append(I("BUILD_TUPLE", arg, loc))
+            out.extend(emit.enter_call(loc))
+    elif name in ("CALL_KW", "CALL_FUNCTION_EX") and not sites.null_slot(item):
+        raise _unexpected(item)
+    elif name == "CALL_KW":  # 3.13: names tuple on top of the arguments
+        out.append(I("BUILD_TUPLE", arg + 1, loc))
+        out.extend(emit.dispatch_tuple_call("enter_kw", loc, (None,)))
+    elif name == "CALL_FUNCTION_EX":
+        if not arg & 1:
+            out.append(I("LOAD_CONST", _NO_KWARGS, loc))
+        out.extend(emit.dispatch_ex_call(loc))
+    elif name == "BEFORE_WITH":
+        out.extend(_with_enter(enter_with, loc))
+    elif name == "PUSH_EXC_INFO":  # entering an except block: hide engine frames from the handler
+        out += [item, I("COPY", 1, loc)]
+        out.extend(emit.call_const_with_top(strip_engine_frames, 1, loc))
+        out.append(I("POP_TOP", loc=loc))
+    elif name == "WITH_EXCEPT_START":  # [exit, lasti, prev_exc, exc] -> push exit(type, exc, tb)
+        out += [I("COPY", 4, loc), I("COPY", 2, loc)]
+        out.extend(emit.call_const_with_top(exit_with_exception, 2, loc))
+    elif name == "BEFORE_ASYNC_WITH":
+        out.extend(_with_enter(enter_async_with, loc))
+    else:
+        out.append(item)

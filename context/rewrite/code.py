@@ -41,7 +41,7 @@ def _rewrite(code, config):
         bc = result
     items = list(bc)
     _check(items, code)
-    items = rewrite_calls(rewrite_implicit(items, config))
+    items = rewrite_calls(rewrite_implicit(items, config), config.callees_at_load)
     bc.clear()
     bc.extend(items)
     try:

@@ -10,6 +10,7 @@ class RewriteConfig(NamedTuple):
     operators: bool = False
     subscripts: bool = False
     attributes: bool = False
+    callees_at_load: bool = True  # swap a callee right after it is pushed, where the analysis allows
 
 
 def config_for(cls):

@@ -36,6 +36,18 @@ def call(n, loc):
     return [I("CALL", n, loc)]
 
 
+def callee_through_context(producer):
+    """After ``producer`` pushed a callee: replace it with ``STATE.callee(it)``, what to call instead."""
+    loc = producer.location
+    swap_null = PY313 and producer.name == "LOAD_GLOBAL" and producer.arg[0]  # pushed [callee, NULL]
+    out = [I("SWAP", 2, loc)] if swap_null else []
+    # [c, e] -> [e, c]: called in the method form, that is e(c)
+    out += load_entry("callee", loc) + [I("SWAP", 2, loc)] + call(0, loc)
+    if swap_null:
+        out.append(I("SWAP", 2, loc))
+    return out
+
+
 def enter_call(loc):
     """``[<callee slots>, T]`` -> ``g = STATE.enter(callee, T)``, then ``g(*T)`` in this frame.
 
