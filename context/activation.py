@@ -197,7 +197,7 @@ def _build_entries(act, cls, overridden):
             return MethodType(_call_star, (call, f))
 
         def callee(f):
-            return MethodType(_call_through, (call_ex, f))
+            return MethodType(_call_through, (act, f))
 
         act.callee = callee
 
@@ -252,10 +252,8 @@ def _build_direct_entries(act, pre, fget):
     special_ids = SPECIAL_NATIVES
     callback_ids = CALLBACK_ARGUMENTS
 
-    def enter_unhooked(f, args):
-        rf = fget(id(f))
-        if rf is not None:
-            return rf
+    def known(f):
+        """What to call for ``f`` when its arguments need no preparing (after a cache miss), or None."""
         kind = type(f)
         if kind is MethodType:
             rf = fget(id(f.__func__))
@@ -263,15 +261,21 @@ def _build_direct_entries(act, pre, fget):
                 return MethodType(rf, f.__self__)
         elif kind in NATIVE_CALLABLE_TYPES or kind is type:
             key = id(f)
+            if key in _FRAME_NATIVES:
+                return f  # called from the user's frame, it acts on that frame
             if key not in special_ids and key not in callback_ids and not (
                 kind in BUILTIN_METHOD_TYPES and (type(f.__self__), f.__name__) in CALLBACK_METHOD_ARGUMENTS
             ):
                 if kind is not type:
                     return f  # a plain native: call it as it is
                 verdict = class_verdict(f)
-                if verdict is None:
-                    return f
-                return MethodType(verdict, f)
+                return f if verdict is None else MethodType(verdict, f)
+        return None
+
+    def enter_unhooked(f, args):
+        g = fget(id(f)) or known(f)
+        if g is not None:
+            return g
         g, prepared, kwargs = prepare(f, args, _EMPTY)
         if not kwargs:
             if prepared is args:
@@ -299,25 +303,9 @@ def _build_direct_entries(act, pre, fget):
     act.enter_ex = enter_ex
 
     def callee_unhooked(f):
-        rf = fget(id(f))
-        if rf is not None:
-            return rf
-        kind = type(f)
-        if kind is MethodType:
-            rf = fget(id(f.__func__))
-            if rf is not None:
-                return MethodType(rf, f.__self__)
-        elif kind in NATIVE_CALLABLE_TYPES or kind is type:
-            key = id(f)
-            if key in _FRAME_NATIVES:
-                return f  # called from the user's frame, it acts on that frame
-            if key not in special_ids and key not in callback_ids and not (
-                kind in BUILTIN_METHOD_TYPES and (type(f.__self__), f.__name__) in CALLBACK_METHOD_ARGUMENTS
-            ):
-                if kind is not type:
-                    return f
-                verdict = class_verdict(f)
-                return f if verdict is None else MethodType(verdict, f)
+        g = fget(id(f)) or known(f)
+        if g is not None:
+            return g
         target = resolve(f, (), _EMPTY)
         if target is None:
             return MethodType(_prepare_then_call, (prepare, f))
@@ -328,10 +316,8 @@ def _build_direct_entries(act, pre, fget):
             return partial(fn, *bound, **kwargs)
         return MethodType(fn, bound[0]) if bound else fn
 
-    call_ex = act.call_ex
-
     def callee_hooked(f):
-        return MethodType(_call_through, (call_ex, f))
+        return MethodType(_call_through, (act, f))
 
     act.callee = callee_unhooked if pre is None else callee_hooked
 
@@ -347,9 +333,12 @@ def _call_prepared(prepared, *ignored):
 
 
 def _call_through(bound, *args, **kwargs):
-    """``call_ex(f, args, kwargs)``: a call site's callee under a context that observes calls."""
-    call_ex, f = bound
-    return call_ex(f, args, kwargs)
+    """A call site's callee under a context that observes calls (natively once it has finished:
+    a frame suspended between loading the callee and calling it may resume later)."""
+    act, f = bound
+    if act.alive:
+        return act.call_ex(f, args, kwargs)
+    return f(*args, **kwargs)
 
 
 def _prepare_then_call(bound, *args, **kwargs):
