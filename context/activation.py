@@ -1,6 +1,6 @@
 """An activation: one context running on one thread, with its per-call entry points.
 
-The entry points (``call``, ``call_kw``, ``call_ex``) are closures built for the
+The entry points (``call``, ``call_ex``, ``callee``, ``enter*``) are closures built for the
 context's class: a hook the class does not override is not called at all, and a
 class that overrides nothing gets a path that is just a cache lookup and a call.
 """
@@ -66,7 +66,7 @@ def _class_plan(cls):
 class Activation:
     __slots__ = (
         "ctx", "parent", "alive", "config", "fcache", "entry_frame",
-        "call", "call_kw", "call_ex", "callee", "enter", "enter_kw", "enter_ex", "default_run", "recurse",
+        "call", "call_ex", "callee", "enter", "enter_kw", "enter_ex", "default_run", "recurse",
     )
 
     def __init__(self, ctx, parent, entry_frame):
@@ -175,15 +175,7 @@ def _build_entries(act, cls, overridden):
                 post(out, f, *args, **kwargs)
             return out
 
-    def call_kw(f, args, names):
-        if names is None:  # 3.13 CALL_KW: the names tuple is the last item
-            names = args[-1]
-            args = args[:-1]
-        n = len(names)
-        return call_ex(f, args[:-n], dict(zip(names, args[-n:])))
-
     act.call = call
-    act.call_kw = call_kw
     act.call_ex = call_ex
 
     fast = (

@@ -33,11 +33,6 @@ NATIVE_CALLABLE_TYPES = frozenset(
 )
 
 
-def is_engine_code(code):
-    """True for code that belongs to the engine itself (never rewritten)."""
-    return code.co_filename.startswith(ENGINE_DIR)
-
-
 def _lookup_special(cls, name):
     for klass in cls.__mro__:
         if name in klass.__dict__:

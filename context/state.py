@@ -12,11 +12,6 @@ def native_call(f, args):
     return f(*args)
 
 
-def native_call_kw(f, args, names):
-    n = len(names)
-    return f(*args[:-n], **dict(zip(names, args[-n:])))
-
-
 def native_call_ex(f, args, kwargs):
     return f(*args, **kwargs)
 
@@ -41,9 +36,7 @@ def native_enter_ex(f, args, kwargs):
     return kwargs, f, args
 
 
-_NATIVE = (
-    native_call, native_call_kw, native_call_ex, native_callee, native_enter, native_enter_kw, native_enter_ex
-)
+_NATIVE = (native_call, native_call_ex, native_callee, native_enter, native_enter_kw, native_enter_ex)
 
 
 class _State(threading.local):
@@ -56,16 +49,10 @@ class _State(threading.local):
 
     def __init__(self):
         self.act = None
-        (self.call, self.call_kw, self.call_ex, self.callee,
-         self.enter, self.enter_kw, self.enter_ex) = _NATIVE
+        self.call, self.call_ex, self.callee, self.enter, self.enter_kw, self.enter_ex = _NATIVE
 
 
 STATE = _State()
-
-
-def current_activation():
-    """The activation running on this thread, or None."""
-    return STATE.act
 
 
 def switch_to(act):
@@ -74,9 +61,8 @@ def switch_to(act):
     previous = state.act
     state.act = act
     if act is None:
-        (state.call, state.call_kw, state.call_ex, state.callee,
-         state.enter, state.enter_kw, state.enter_ex) = _NATIVE
+        state.call, state.call_ex, state.callee, state.enter, state.enter_kw, state.enter_ex = _NATIVE
     else:
-        state.call, state.call_kw, state.call_ex, state.callee = act.call, act.call_kw, act.call_ex, act.callee
+        state.call, state.call_ex, state.callee = act.call, act.call_ex, act.callee
         state.enter, state.enter_kw, state.enter_ex = act.enter, act.enter_kw, act.enter_ex
     return previous

@@ -1,10 +1,11 @@
 """The call pass: route every call site through the current context.
 
 Method loads are first made plain (``obj.m`` becomes a bound method with an explicit
-NULL slot), so that every call site has the callee in a known slot. Then each call
-becomes ``STATE.call(callee, args)``, ``STATE.call_kw(callee, args, names)`` or
-``STATE.call_ex(callee, args, kwargs)``. ``with`` blocks enter and exit through the
-context too.
+NULL slot), so that every call site has the callee in a known slot. Where the stack
+analysis proves a pushed callee is only called, it is swapped right after it is pushed
+for ``STATE.callee(it)`` and the call stays as compiled. Every other call asks
+``STATE.enter(callee, args)`` (``enter_kw``, ``enter_ex``) what to call, then calls it.
+``with`` blocks enter and exit through the context too.
 """
 
 from bytecode import Instr
