@@ -129,18 +129,20 @@ def _namespaces(args, kwargs, start):
     return globals_, locals_, rest
 
 
-def _eval(act, f, args, kwargs):
-    kwargs = dict(kwargs)
-    source = args[0] if args else kwargs.pop("source")
-    globals_, locals_, rest = _namespaces(args, kwargs, 1)
-    return builtins.eval(_compiled(act, source, "eval", True), globals_, locals_, *rest, **kwargs)
+def _evaluator(builtin, mode, strip):
+    """``eval``/``exec``: namespaces default to the user's frame, and the code runs rewritten."""
+
+    def run(act, f, args, kwargs):
+        kwargs = dict(kwargs)
+        source = args[0] if args else kwargs.pop("source")
+        globals_, locals_, rest = _namespaces(args, kwargs, 1)
+        return builtin(_compiled(act, source, mode, strip), globals_, locals_, *rest, **kwargs)
+
+    return run
 
 
-def _exec(act, f, args, kwargs):
-    kwargs = dict(kwargs)
-    source = args[0] if args else kwargs.pop("source")
-    globals_, locals_, rest = _namespaces(args, kwargs, 1)
-    return builtins.exec(_compiled(act, source, "exec", False), globals_, locals_, *rest, **kwargs)
+_eval = _evaluator(builtins.eval, "eval", True)
+_exec = _evaluator(builtins.exec, "exec", False)
 
 
 FRAME_SENSITIVE = {
