@@ -19,7 +19,7 @@ from .callbacks import (
     wrap_callbacks,
 )
 from .frames import FRAME_SENSITIVE
-from .resolve import NATIVE_CALLABLE_TYPES, class_verdict, instantiate, resolve
+from .resolve import NATIVE_CALLABLE_TYPES, class_verdict, instantiate, is_engine_callable, resolve
 from .rewrite import config_for, rewrite_code
 from .state import switch_to
 from .weakcache import IdentityCache
@@ -65,7 +65,7 @@ def _class_plan(cls):
 
 class Activation:
     __slots__ = (
-        "ctx", "parent", "alive", "config", "fcache", "entry_frame",
+        "ctx", "parent", "alive", "config", "fcache", "entry_frame", "tag", "guard",
         "call", "call_ex", "callee", "enter", "enter_kw", "enter_ex", "default_run", "recurse",
     )
 
@@ -77,13 +77,27 @@ class Activation:
         cls = type(ctx)
         self.config, overridden = _class_plan(cls)
         self.fcache = _function_cache(self.config)
+        self.guard = getattr(cls, "native_guard", None)
         register_numpy_callbacks()
         _build_entries(self, cls, overridden)
+        self.tag = getattr(ctx, "_tag", None)
+        if self.tag is not None:
+            self.tag.started(self)
+
+    def finish(self):
+        """The context's run is over: calls seen from now on run natively."""
+        self.alive = False
+        if self.tag is not None:
+            self.tag.ended(self)
 
     def run_primitive(self, impl, args, kwargs):
-        """Run a primitive's body; under a nested context it runs under the enclosing one."""
+        """Run a primitive's body; under a nested context it runs under the enclosing one.
+
+        A primitive marked ``native_primitive`` always runs natively: it decides itself
+        what runs under the enclosing context.
+        """
         parent = self.parent
-        if parent is None or not parent.alive:
+        if parent is None or not parent.alive or getattr(impl, "native_primitive", False):
             return impl(self.ctx, *args, **kwargs)
         previous = switch_to(parent)
         try:
@@ -179,11 +193,11 @@ def _build_entries(act, cls, overridden):
     act.call_ex = call_ex
 
     fast = (
-        post is None and run is default_run and table is None and not custom_canrecurse
+        post is None and run is default_run and not custom_canrecurse
         and "fallback" not in overridden and act.parent is None
     )
     if fast:
-        _build_direct_entries(act, pre, fget)
+        _build_direct_entries(act, pre, fget, table)
     else:
         def enter(f, args):
             return MethodType(_call_star, (call, f))
@@ -215,14 +229,17 @@ def _enter_kw(enter_ex):
 _FRAME_NATIVES = frozenset(id(f) for f in FRAME_SENSITIVE) - {id(eval), id(exec)}
 
 
-def _build_direct_entries(act, pre, fget):
+def _build_direct_entries(act, pre, fget, table):
     """Entries that hand rewritten code the callee itself: no engine frame between user frames."""
+    guard = act.guard
 
     def native(f, args, kwargs):
         key = id(f)
         if key in SPECIAL_NATIVES and key not in _FRAME_NATIVES:
             return _run_special, (SPECIAL_NATIVES[key], act, f, args, kwargs), _EMPTY
         args, kwargs = wrap_callbacks(act, f, args, kwargs)
+        if guard is not None and not guard.passes(f) and not is_engine_callable(f):
+            return guard.call, (f, args, kwargs), _EMPTY
         return f, args, kwargs
 
     def prepare(f, args, kwargs):
@@ -258,13 +275,32 @@ def _build_direct_entries(act, pre, fget):
             if key not in special_ids and key not in callback_ids and not (
                 kind in BUILTIN_METHOD_TYPES and (type(f.__self__), f.__name__) in CALLBACK_METHOD_ARGUMENTS
             ):
-                if kind is not type:
+                verdict = class_verdict(f) if kind is type else None
+                if verdict is not None:
+                    return MethodType(verdict, f)
+                if guard is None or guard.passes(f):
                     return f  # a plain native: call it as it is
-                verdict = class_verdict(f)
-                return f if verdict is None else MethodType(verdict, f)
+                return MethodType(_guarded_native, (guard, f))
         return None
 
+    if table is None:
+        def primitive_for(f):
+            return False
+    else:
+        def primitive_for(f):
+            return id(f) in table or (type(f) is MethodType and id(f.__func__) in table)
+
+    def run_primitive_or(f, args, kwargs):
+        """What to call for ``f(*args, **kwargs)`` when ``f`` has primitives: one that matches, else ``f``."""
+        impl, pargs = primitives.find(table, f, args)
+        if impl is not None:
+            return _run_found, (act, impl, pargs, kwargs), _EMPTY
+        return prepare(f, args, kwargs)
+
     def enter_unhooked(f, args):
+        if primitive_for(f):
+            g, prepared, kwargs = run_primitive_or(f, args, _EMPTY)
+            return MethodType(_call_prepared, (g, prepared, kwargs))
         g = fget(id(f)) or known(f)
         if g is not None:
             return g
@@ -285,6 +321,9 @@ def _build_direct_entries(act, pre, fget):
             args = tuple(args)
         if pre is not None:
             pre(f, *args, **kwargs)
+        if primitive_for(f):
+            g, args, kwargs = run_primitive_or(f, args, kwargs)
+            return kwargs, g, args
         rf = fget(id(f))
         if rf is not None:
             return kwargs, rf, args
@@ -295,6 +334,8 @@ def _build_direct_entries(act, pre, fget):
     act.enter_ex = enter_ex
 
     def callee_unhooked(f):
+        if primitive_for(f):
+            return MethodType(_prepare_then_call, (run_primitive_or, f))
         g = fget(id(f)) or known(f)
         if g is not None:
             return g
@@ -316,6 +357,16 @@ def _build_direct_entries(act, pre, fget):
 
 def _run_special(handler, act, f, args, kwargs):
     return handler(act, f, args, kwargs)
+
+
+def _run_found(act, impl, args, kwargs):
+    return act.run_primitive(impl, args, kwargs)
+
+
+def _guarded_native(bound, *args, **kwargs):
+    """A native called under a context that checks what natives receive (see ``native_guard``)."""
+    guard, f = bound
+    return guard.call(f, args, kwargs)
 
 
 def _call_prepared(prepared, *ignored):

@@ -41,7 +41,7 @@ def overdub(ctx, f, *args, **kwargs):
         strip_engine_frames(exc)
         raise
     finally:
-        act.alive = False
+        act.finish()
         switch_to(previous)
 
 

@@ -13,15 +13,20 @@ class Context:
     Subclasses override any of ``prehook``, ``posthook``, ``overdub``, ``canrecurse``
     and ``fallback``, register primitives with ``@Ctx.primitive(fn)``, and set class
     attributes to ask the rewriter for more: ``passes`` (functions taking and returning
-    a ``bytecode.Bytecode``), ``intercept_operators``, ``intercept_subscripts`` and
-    ``intercept_attributes`` (operators, subscripts and attribute access seen as calls
-    of ``operator.*``, ``getattr``, ``setattr``, ``delattr``).
+    a ``bytecode.Bytecode``), ``intercept_operators``, ``intercept_subscripts``,
+    and ``intercept_attributes`` (operators, subscripts and attribute access seen as
+    calls of ``operator.*``, ``getattr``, ``setattr``, ``delattr``). ``implicit_handlers``
+    (a dict with keys ``getitem``, ``setitem``, ``iterable``) names functions that
+    rewritten code calls directly, without a hook, for subscripts and for what it
+    iterates or unpacks.
     """
 
     passes = ()
     intercept_operators = False
     intercept_subscripts = False
     intercept_attributes = False
+    implicit_handlers = None
+    native_guard = None  # an object with passes(f) and check(f, args, kwargs): see context.tagging
     _hooks_enabled = True
 
     def __init__(self, metadata=None):

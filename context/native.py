@@ -7,10 +7,12 @@ runs under the enclosing context, which then sees it as a call of its own.
 """
 
 import builtins
+from functools import partial
 from types import FunctionType
 
 from .callbacks import wrap_callbacks
 from .frames import FRAME_SENSITIVE
+from .resolve import is_engine_callable
 from .rewrite import rewrite_code
 from .state import switch_to
 
@@ -33,7 +35,17 @@ def native_call(act, f, args, kwargs):
     handler = SPECIAL_NATIVES.get(id(f))
     if handler is not None:
         return handler(act, f, args, kwargs)
+    if is_engine_callable(f):
+        return f(*args, **kwargs)  # the engine's own functions act on the current context
     args, kwargs = wrap_callbacks(act, f, args, kwargs)
+    guard = act.guard
+    if guard is not None and not guard.passes(f):
+        return guard.call(f, args, kwargs, partial(_delegate, act, f))
+    return _delegate(act, f, *args, **kwargs)
+
+
+def _delegate(act, f, *args, **kwargs):
+    """Call native ``f``: under the enclosing context if ``act`` is nested, else directly."""
     parent = act.parent
     if parent is not None and parent.alive:
         previous = switch_to(parent)

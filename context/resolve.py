@@ -10,6 +10,7 @@ import functools
 import os
 import re
 from types import (
+    CodeType,
     BuiltinFunctionType,
     FunctionType,
     MethodDescriptorType,
@@ -22,6 +23,31 @@ from .state import STATE
 from .weakcache import IdentityCache
 
 ENGINE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_engine_prefixes = [ENGINE_DIR]
+ENGINE_PREFIXES = (ENGINE_DIR,)
+
+
+def declare_engine_code(path):
+    """Treat the code in ``path`` (a file, or a directory ending in a separator) as the engine's:
+    it always runs natively, and its frames are left out of tracebacks."""
+    global ENGINE_PREFIXES
+    path = os.path.abspath(path) + (os.sep if path.endswith(os.sep) else "")
+    if path not in _engine_prefixes:
+        _engine_prefixes.append(path)
+        ENGINE_PREFIXES = tuple(_engine_prefixes)
+
+
+def is_engine_code(code):
+    """Whether ``code`` belongs to the engine (see ``declare_engine_code``)."""
+    return code.co_filename.startswith(ENGINE_PREFIXES)
+
+
+def is_engine_callable(f):
+    """Whether ``f`` is a function or bound method of the engine's own code (or a partial of one)."""
+    while type(f) is functools.partial:
+        f = f.func
+    code = getattr(getattr(f, "__func__", f), "__code__", None)
+    return type(code) is CodeType and code.co_filename.startswith(ENGINE_PREFIXES)
 _TYPE_CALL = type.__dict__["__call__"]
 _OBJECT_NEW = object.__new__
 _OBJECT_INIT = object.__init__
@@ -88,7 +114,7 @@ def resolve(f, args, kwargs):
     for _ in range(32):
         kind = type(f)
         if kind is FunctionType:
-            if f.__code__.co_filename.startswith(ENGINE_DIR):
+            if f.__code__.co_filename.startswith(ENGINE_PREFIXES):
                 return None
             return f, args, kwargs
         if kind is MethodType:

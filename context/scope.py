@@ -49,7 +49,7 @@ def entered(ctx):
     finally:
         switch_to(previous)
         if created:
-            target.alive = False
+            target.finish()
 
 
 _limit_lock = threading.Lock()

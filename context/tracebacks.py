@@ -1,6 +1,6 @@
 """Keeping the engine's own frames out of the tracebacks users see."""
 
-from .resolve import ENGINE_DIR
+from . import resolve
 
 
 def strip_engine_frames(exc):
@@ -8,7 +8,7 @@ def strip_engine_frames(exc):
     tb = exc.__traceback__
     while tb is not None and tb.tb_next is not None:
         nxt = tb.tb_next
-        if nxt.tb_frame.f_code.co_filename.startswith(ENGINE_DIR) and nxt.tb_next is not None:
+        if resolve.is_engine_code(nxt.tb_frame.f_code) and nxt.tb_next is not None:
             tb.tb_next = nxt.tb_next
         else:
             tb = nxt

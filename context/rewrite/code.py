@@ -8,7 +8,7 @@ from ..errors import RewriteError
 from ..state import STATE
 from ..weakcache import IdentityCache
 from .calls import rewrite_calls
-from .operators import rewrite_implicit
+from .operators import rewrite_direct, rewrite_implicit
 
 _caches = {}  # RewriteConfig -> IdentityCache(code -> rewritten code)
 _KNOWN = frozenset(dis.opmap)
@@ -42,6 +42,7 @@ def _rewrite(code, config):
     items = list(bc)
     _check(items, code)
     items = rewrite_calls(rewrite_implicit(items, config), config.callees_at_load)
+    items = rewrite_direct(items, config.handlers)
     bc.clear()
     bc.extend(items)
     try:

@@ -10,6 +10,7 @@ class RewriteConfig(NamedTuple):
     operators: bool = False
     subscripts: bool = False
     attributes: bool = False
+    handlers: tuple = ()  # (name, function) pairs called directly for subscripts and iteration
     callees_at_load: bool = True  # swap a callee right after it is pushed, where the analysis allows
 
 
@@ -20,4 +21,5 @@ def config_for(cls):
         bool(getattr(cls, "intercept_operators", False)),
         bool(getattr(cls, "intercept_subscripts", False)),
         bool(getattr(cls, "intercept_attributes", False)),
+        tuple(sorted((getattr(cls, "implicit_handlers", None) or {}).items())),
     )

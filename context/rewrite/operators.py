@@ -126,3 +126,46 @@ def rewrite_implicit(items, config):
         else:
             out.append(item)
     return out
+
+
+def _direct_call(fn, k, loc):
+    """Call constant ``fn`` with the top ``k`` stack items, directly (not through the context)."""
+    out = [I("LOAD_CONST", fn, loc)]
+    # [a1..ak, fn] -> [fn, a1..ak]: called in the method form, fn(a1, ..., ak)
+    if k == 1:
+        out.append(I("SWAP", 2, loc))
+    elif k == 2:
+        out += [I("SWAP", 3, loc), I("SWAP", 2, loc)]
+    else:  # setitem: [v, o, key, fn] -> [fn, o, key, v]
+        out.append(I("SWAP", 4, loc))
+    return out + emit.call(k - 1, loc)
+
+
+def rewrite_direct(items, handlers):
+    """Replace subscripts and iteration with direct calls of the context's handler functions.
+
+    ``handlers`` maps ``getitem(o, key)``, ``setitem(o, key, value)`` and ``iterable(x)``
+    (given what is about to be iterated or unpacked, returns what to iterate) to functions.
+    """
+    handlers = dict(handlers)
+    if not handlers:
+        return items
+    getitem, setitem, iterable = handlers.get("getitem"), handlers.get("setitem"), handlers.get("iterable")
+    out = []
+    for item in items:
+        name = item.name if isinstance(item, Instr) else None
+        loc = item.location if name else None
+        if getitem is not None and name == "BINARY_SUBSCR":
+            out += _direct_call(getitem, 2, loc)
+        elif getitem is not None and name == "BINARY_SLICE":
+            out += [I("BUILD_SLICE", 2, loc)] + _direct_call(getitem, 2, loc)
+        elif setitem is not None and name == "STORE_SUBSCR":
+            out += _direct_call(setitem, 3, loc) + [I("POP_TOP", loc=loc)]
+        elif setitem is not None and name == "STORE_SLICE":
+            # [v, o, start, stop] -> [v, o, slice]
+            out += [I("BUILD_SLICE", 2, loc)] + _direct_call(setitem, 3, loc) + [I("POP_TOP", loc=loc)]
+        elif iterable is not None and name in ("GET_ITER", "UNPACK_SEQUENCE", "UNPACK_EX"):
+            out += _direct_call(iterable, 1, loc) + [item]
+        else:
+            out.append(item)
+    return out

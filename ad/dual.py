@@ -1,0 +1,177 @@
+"""``Dual``: the tagged value forward-mode AD works with (primal ``value``, tangent ``meta``).
+
+Its operators for ``+ - * /``, negation, constant powers and comparisons are the rules
+of ``ad.rules_operator`` written out for speed; every other case (mixed tags, finished
+tags, other operand types) goes to the generic dispatch, which uses those rules.
+"""
+
+import operator
+
+from context.resolve import declare_engine_code
+from context.tagging import Tagged, dispatch
+
+declare_engine_code(__file__)
+
+_add, _sub, _mul, _truediv, _pow = operator.add, operator.sub, operator.mul, operator.truediv, operator.pow
+_neg = operator.neg
+_new = object.__new__  # Dual(v, t, m) without the __init__ frame: these operators are the hot path
+
+
+class Dual(Tagged):
+    """A primal ``value`` with tangent ``meta`` for the context of ``tag``."""
+
+    __slots__ = ()
+
+    @property
+    def tangent(self):
+        return self.meta
+
+    def __add__(a, b):
+        t = a.tag
+        if not t.finished:
+            kind = type(b)
+            if kind is Dual:
+                if b.tag is t:
+                    d = _new(Dual)
+                    d.value, d.tag, d.meta = a.value + b.value, t, a.meta + b.meta
+                    return d
+            elif kind is float or kind is int:
+                d = _new(Dual)
+                d.value, d.tag, d.meta = a.value + b, t, a.meta
+                return d
+        return dispatch(_add, (a, b))
+
+    def __radd__(a, b):
+        t = a.tag
+        if not t.finished:
+            kind = type(b)
+            if kind is float or kind is int:
+                d = _new(Dual)
+                d.value, d.tag, d.meta = b + a.value, t, a.meta
+                return d
+        return dispatch(_add, (b, a))
+
+    def __sub__(a, b):
+        t = a.tag
+        if not t.finished:
+            kind = type(b)
+            if kind is Dual:
+                if b.tag is t:
+                    d = _new(Dual)
+                    d.value, d.tag, d.meta = a.value - b.value, t, a.meta - b.meta
+                    return d
+            elif kind is float or kind is int:
+                d = _new(Dual)
+                d.value, d.tag, d.meta = a.value - b, t, a.meta
+                return d
+        return dispatch(_sub, (a, b))
+
+    def __rsub__(a, b):
+        t = a.tag
+        if not t.finished:
+            kind = type(b)
+            if kind is float or kind is int:
+                d = _new(Dual)
+                d.value, d.tag, d.meta = b - a.value, t, -a.meta
+                return d
+        return dispatch(_sub, (b, a))
+
+    def __mul__(a, b):
+        t = a.tag
+        if not t.finished:
+            kind = type(b)
+            if kind is Dual:
+                if b.tag is t:
+                    av, bv = a.value, b.value
+                    d = _new(Dual)
+                    d.value, d.tag, d.meta = av * bv, t, a.meta * bv + av * b.meta
+                    return d
+            elif kind is float or kind is int:
+                d = _new(Dual)
+                d.value, d.tag, d.meta = a.value * b, t, a.meta * b
+                return d
+        return dispatch(_mul, (a, b))
+
+    def __rmul__(a, b):
+        t = a.tag
+        if not t.finished:
+            kind = type(b)
+            if kind is float or kind is int:
+                d = _new(Dual)
+                d.value, d.tag, d.meta = b * a.value, t, b * a.meta
+                return d
+        return dispatch(_mul, (b, a))
+
+    def __truediv__(a, b):
+        t = a.tag
+        if not t.finished:
+            kind = type(b)
+            if kind is Dual:
+                if b.tag is t:
+                    bv = b.value
+                    out = a.value / bv
+                    d = _new(Dual)
+                    d.value, d.tag, d.meta = out, t, (a.meta - out * b.meta) / bv
+                    return d
+            elif kind is float or kind is int:
+                d = _new(Dual)
+                d.value, d.tag, d.meta = a.value / b, t, a.meta / b
+                return d
+        return dispatch(_truediv, (a, b))
+
+    def __rtruediv__(a, b):
+        t = a.tag
+        if not t.finished:
+            kind = type(b)
+            if kind is float or kind is int:
+                av = a.value
+                out = b / av
+                d = _new(Dual)
+                d.value, d.tag, d.meta = out, t, -out * a.meta / av
+                return d
+        return dispatch(_truediv, (b, a))
+
+    def __pow__(a, b, mod=None):
+        t = a.tag
+        if mod is None and not t.finished:
+            kind = type(b)
+            if kind is float or kind is int:
+                av = a.value
+                if b == 2:
+                    d = _new(Dual)
+                    d.value, d.tag, d.meta = av * av, t, 2 * av * a.meta
+                    return d
+                d = _new(Dual)
+                d.value, d.tag, d.meta = av ** b, t, b * av ** (b - 1) * a.meta
+                return d
+        return dispatch(_pow, (a, b) if mod is None else (a, b, mod))
+
+    def __neg__(a):
+        t = a.tag
+        if not t.finished:
+            d = _new(Dual)
+            d.value, d.tag, d.meta = -a.value, t, -a.meta
+            return d
+        return dispatch(_neg, (a,))
+
+    def __lt__(a, b):
+        if not a.tag.finished and (type(b) is not Dual or b.tag is a.tag):
+            return a.value < (b.value if type(b) is Dual else b)
+        return dispatch(operator.lt, (a, b))
+
+    def __le__(a, b):
+        if not a.tag.finished and (type(b) is not Dual or b.tag is a.tag):
+            return a.value <= (b.value if type(b) is Dual else b)
+        return dispatch(operator.le, (a, b))
+
+    def __gt__(a, b):
+        if not a.tag.finished and (type(b) is not Dual or b.tag is a.tag):
+            return a.value > (b.value if type(b) is Dual else b)
+        return dispatch(operator.gt, (a, b))
+
+    def __ge__(a, b):
+        if not a.tag.finished and (type(b) is not Dual or b.tag is a.tag):
+            return a.value >= (b.value if type(b) is Dual else b)
+        return dispatch(operator.ge, (a, b))
+
+    __hash__ = Tagged.__hash__

@@ -1,0 +1,172 @@
+"""The forward-mode AD context, and how rules become its primitives.
+
+A rule is registered for a function ``fn`` in one of three forms:
+
+* ``defjvp(fn, jvp_0, jvp_1, ...)``: one function per argument, ``jvp_i(g, ans, *args)``
+  giving the tangent contribution of argument ``i`` (tangent ``g``; ``ans`` is
+  ``fn(*args)``). ``ZERO`` marks an argument whose derivative is zero where it exists
+  (``floor``); ``None`` an argument ``fn`` is not differentiable in (an error if tagged).
+* ``defzero(fn)``: the result does not depend continuously on any argument; it is
+  returned untagged (``round``, ``math.isnan``).
+* ``@frule(fn)``: ``rule(primals, tangents, **kwargs) -> (out, tangent_out)``, the whole
+  rule; ``tangents[i]`` is None for arguments that carry no tangent.
+
+Rules run where the context does its native work: nested inside another AD context,
+their arithmetic and calls are differentiated by that one (``host_call``).
+"""
+
+from context.resolve import declare_engine_code
+from context.tagging import Tagged, TaggingContext, TaggingError, host_call, native_primitive
+from context.tagging.dispatch import qualified_name
+from context.tagging.values import live
+
+from .dual import Dual
+
+declare_engine_code(__file__)
+
+
+class NoRuleError(TaggingError):
+    """A value being differentiated reached a function with no derivative rule."""
+
+
+class ForwardCtx(TaggingContext):
+    """Forward-mode AD: values tagged by this context carry their tangent as metadata."""
+
+    tagged_type = Dual
+
+    @classmethod
+    def no_rule_error(cls, fn, ctx):
+        name = qualified_name(fn)
+        return NoRuleError(
+            "%s has no derivative rule, and a value being differentiated reached it; "
+            "add one with @ad.frule(%s) (or ad.defjvp(%s, ...)), or make the argument a constant"
+            % (name, name, name)
+        )
+
+
+class _Zero:
+    __slots__ = ()
+
+    def __repr__(self):
+        return "ZERO"
+
+
+ZERO = _Zero()
+
+
+def _split(ctx, args):
+    """Primals and tangents of ``args`` for ``ctx``'s tag, and whether any carries one."""
+    t = ctx._tag
+    primals = []
+    tangents = []
+    found = False
+    for a in args:
+        if isinstance(a, Tagged):
+            if a.tag is t:
+                primals.append(a.value)
+                tangents.append(a.meta)
+                found = True
+                continue
+            a = live(a)
+        primals.append(a)
+        tangents.append(None)
+    return primals, tangents, found
+
+
+def _jvp_primitive(fn, jvps):
+    last = len(jvps) - 1
+
+    @native_primitive
+    def primitive(ctx, *args, **kwargs):
+        primals, tangents, found = _split(ctx, args)
+        t = ctx._tag
+        ans = host_call(t, fn, tuple(primals), kwargs)
+        if not found:
+            return ans
+        out = None
+        for i, g in enumerate(tangents):
+            if g is None:
+                continue
+            jvp = jvps[i if i <= last else last]
+            if jvp is ZERO:
+                continue
+            if jvp is None:
+                raise NoRuleError(
+                    "%s is not differentiable in argument %d, which carries a derivative; "
+                    "make it a constant" % (qualified_name(fn), i + 1)
+                )
+            term = host_call(t, jvp, (g, ans, *primals), kwargs)
+            out = term if out is None else host_call(t, _plus, (out, term))
+        if out is None:
+            return ans
+        return Dual(ans, t, out)
+
+    primitive.__qualname__ = primitive.__name__ = "jvp rule of %s" % qualified_name(fn)
+    return primitive
+
+
+def _plus(a, b):
+    return a + b
+
+
+def _frule_primitive(fn, rule, sequences):
+    @native_primitive
+    def primitive(ctx, *args, **kwargs):
+        primals, tangents, found = _split(ctx, args)
+        for i in sequences:
+            if i < len(args):
+                primals[i], tangents[i], inner = _split(ctx, args[i])
+                found = found or inner
+        t = ctx._tag
+        if not found:
+            return host_call(t, fn, tuple(args), kwargs)
+        out, tangent = host_call(t, rule, (tuple(primals), tuple(tangents)), kwargs)
+        return wrap(t, out, tangent)
+
+    primitive.__qualname__ = primitive.__name__ = "frule of %s" % qualified_name(fn)
+    return primitive
+
+
+def wrap(t, out, tangent):
+    """``out`` tagged with ``tangent`` (element by element for tuples); None means no tangent."""
+    if tangent is None:
+        return out
+    if isinstance(out, tuple) and isinstance(tangent, tuple):
+        return tuple(wrap(t, o, d) for o, d in zip(out, tangent))
+    return Dual(out, t, tangent)
+
+
+def defjvp(fn, *jvps, argtypes=None):
+    """Register per-argument tangent rules for ``fn`` (see the module docstring)."""
+    if not jvps:
+        raise TypeError("defjvp(%s): give one rule per argument (a function, ZERO or None)" % qualified_name(fn))
+    for j in jvps:
+        if not (j is None or j is ZERO or callable(j)):
+            raise TypeError("defjvp(%s): each rule must be a function, ZERO or None, got %r" % (qualified_name(fn), j))
+    ForwardCtx.primitive(fn, argtypes)(_jvp_primitive(fn, jvps))
+    return fn
+
+
+def defzero(*fns):
+    """Register ``fn``s whose results carry no tangent: zero derivative wherever one exists."""
+    for fn in fns:
+        defjvp(fn, ZERO)
+    return fns
+
+
+def frule(fn, argtypes=None, sequences=()):
+    """Decorator: ``rule(primals, tangents, **kwargs) -> (out, tangent_out)`` differentiates ``fn``.
+
+    ``tangents[i]`` is None for an argument that carries no tangent; return a None
+    tangent for a result with zero derivative. Tuples of results take tuples of tangents.
+    Arguments at the positions in ``sequences`` are iterables of values: the rule gets
+    lists of their primals and tangents. ``argtypes`` limits the rule as for primitives.
+    """
+
+    def decorator(rule):
+        if not callable(rule):
+            raise TypeError("frule(%s): the rule must be callable" % qualified_name(fn))
+        ForwardCtx.primitive(fn, argtypes)(_frule_primitive(fn, rule, tuple(sequences)))
+        return rule
+
+    return decorator

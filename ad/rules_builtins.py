@@ -1,0 +1,33 @@
+"""Derivative rules for builtins.
+
+``min``, ``max`` and ``sum`` need none: they only compare and add, through the
+operators, whose rules apply (at a tie ``min``/``max`` return the first of the tied
+arguments, and with it that argument's derivative). ``float`` keeps the tangent (the
+tagging context's conversion rule).
+"""
+
+import math
+
+from context.tagging import Tagged
+
+from .forward import ZERO, defjvp, defzero, frule
+from .special import sign
+
+defjvp(abs, lambda g, ans, x: g * sign(x))
+defjvp(pow, lambda g, ans, x, y: g * y * x ** (y - 1), lambda g, ans, x, y: g * math.log(x) * ans, None)
+defzero(round)
+defjvp(int, ZERO, argtypes=(Tagged,))
+
+
+@frule(divmod)
+def _divmod(primals, tangents):
+    x, y = primals
+    dx, dy = tangents
+    quotient, rest = divmod(x, y)
+    if dx is None:
+        d_rest = -dy * quotient
+    elif dy is None:
+        d_rest = dx
+    else:
+        d_rest = dx - dy * quotient
+    return (quotient, rest), (None, d_rest)

@@ -1,0 +1,27 @@
+"""Tagging: values carrying per-context metadata, safe under nested contexts.
+
+``enabletagging(ctx, f)`` gives a context a fresh tag; ``tag(x, ctx, meta)`` attaches
+metadata; inside the context a tagged value behaves like its untagged self.
+"""
+
+from . import operators as _operators  # noqa: F401  (gives Tagged its operators)
+from .contexts import TaggingContext, TaggingError, enabletagging, native_primitive
+from .dispatch import dispatch, host_call
+from .values import NoMetadata, Tagged, hasmetadata, istagged, metadata, primal, tag, untag
+
+__all__ = [
+    "NoMetadata",
+    "Tagged",
+    "TaggingContext",
+    "TaggingError",
+    "dispatch",
+    "enabletagging",
+    "hasmetadata",
+    "host_call",
+    "istagged",
+    "metadata",
+    "native_primitive",
+    "primal",
+    "tag",
+    "untag",
+]

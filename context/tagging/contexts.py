@@ -1,0 +1,183 @@
+"""``TaggingContext``: what a context needs to carry tagged values, and ``enabletagging``."""
+
+import copy
+import operator
+
+import numpy as np
+
+from ..base import Context
+from . import arrays
+from .dispatch import dispatch, host_call, qualified_name
+from .guard import GUARD
+from .tags import Tag
+from .values import Tagged, primal
+
+
+class TaggingError(TypeError):
+    """A tagged value reached a function that has no primitive for it."""
+
+
+class TaggingContext(Context):
+    """Base of contexts that tag values (``enabletagging`` derives one from any context class).
+
+    Subscripts and iteration go through ``getitem``, ``setitem`` and ``iterable`` (tagged
+    values survive NumPy arrays), natives are guarded (no metadata is dropped silently), and ``isinstance``, ``type``, ``float``,
+    ``int``, ``complex`` and comparisons see through tags. What a function does to values
+    tagged by the context is its primitive for that function: ``@Ctx.primitive(fn)``.
+    """
+
+    native_guard = GUARD
+    tagged_type = Tagged
+    _tag = None
+
+    @classmethod
+    def no_rule_error(cls, fn, ctx):
+        """The error for ``fn`` meeting a value tagged by ``ctx`` with no primitive."""
+        name = qualified_name(fn)
+        return TaggingError(
+            "%s has no primitive for values tagged by %s: native code would drop their metadata; "
+            "add one with @%s.primitive(%s)" % (name, cls.__name__, cls.__name__, name)
+        )
+
+
+def native_primitive(impl):
+    """Mark ``impl`` as a primitive that runs natively even in a nested context.
+
+    Such a primitive handles its own context's layer and runs the rest with ``host_call``.
+    """
+    impl.native_primitive = True
+    return impl
+
+
+def own_layer(ctx, x):
+    """``(value, meta, True)`` if ``x`` carries ``ctx``'s tag, else ``(x, None, False)``."""
+    if isinstance(x, Tagged) and x.tag is ctx._tag:
+        return x.value, x.meta, True
+    return x, None, False
+
+
+# ---- what every tagging context does --------------------------------------------------
+
+@TaggingContext.primitive(isinstance)
+@native_primitive
+def _isinstance(ctx, x, classes):
+    return isinstance(primal(x), classes)
+
+
+@TaggingContext.primitive(type, argtypes=(object,))
+@native_primitive
+def _type(ctx, x):
+    return type(primal(x))
+
+
+def getitem(obj, key):
+    """``obj[key]`` in rewritten code of a tagging context."""
+    kind = type(obj)
+    if (kind is list or kind is tuple) and type(key) is int:
+        return obj[key]
+    if isinstance(key, Tagged) or isinstance(obj, Tagged):
+        return dispatch(operator.getitem, (obj, key))
+    if kind is np.ndarray:
+        return arrays.read(obj, key)
+    return obj[key]
+
+
+def setitem(obj, key, value):
+    """``obj[key] = value`` in rewritten code of a tagging context."""
+    if isinstance(key, Tagged) or isinstance(obj, Tagged):
+        return dispatch(operator.setitem, (obj, key, value))
+    if type(obj) is np.ndarray and obj.dtype != object:
+        return arrays.write(obj, key, value)
+    obj[key] = value
+
+
+def iterable(x):
+    """What rewritten code of a tagging context iterates or unpacks instead of ``x``."""
+    if type(x) is np.ndarray and arrays.holds_tagged(x):
+        return arrays.items(x)
+    return x
+
+
+TaggingContext.implicit_handlers = {"getitem": getitem, "setitem": setitem, "iterable": iterable}
+
+
+@TaggingContext.primitive(operator.getitem)
+@native_primitive
+def _getitem(ctx, obj, key):
+    if isinstance(key, Tagged) or isinstance(obj, Tagged):
+        raise type(ctx).no_rule_error(operator.getitem, ctx)
+    return getitem(obj, key)
+
+
+@TaggingContext.primitive(operator.setitem)
+@native_primitive
+def _setitem(ctx, obj, key, value):
+    if isinstance(key, Tagged) or isinstance(obj, Tagged):
+        raise type(ctx).no_rule_error(operator.setitem, ctx)
+    return setitem(obj, key, value)
+
+
+@TaggingContext.primitive(iter, argtypes=(np.ndarray,))
+@native_primitive
+def _iter(ctx, a):
+    return iter(iterable(a))
+
+
+def _conversion(kind):
+    @native_primitive
+    def convert(ctx, x):
+        value, meta, mine = own_layer(ctx, x)
+        out = host_call(ctx._tag, kind, (value,))
+        return type(x)(out, x.tag, meta) if mine else out
+
+    return convert
+
+
+for _kind in (float, int, complex):
+    TaggingContext.primitive(_kind, argtypes=(Tagged,))(_conversion(_kind))
+
+
+def _comparison(op):
+    @native_primitive
+    def compare(ctx, a, b):
+        a = own_layer(ctx, a)[0]
+        b = own_layer(ctx, b)[0]
+        return host_call(ctx._tag, op, (a, b))
+
+    return compare
+
+
+for _op in (operator.lt, operator.le, operator.eq, operator.ne, operator.gt, operator.ge):
+    TaggingContext.primitive(_op)(_comparison(_op))
+
+_tagging_classes = {}
+
+
+def tagging_class(cls):
+    """``cls`` itself if it tags values, else a subclass of it and ``TaggingContext`` (cached)."""
+    if issubclass(cls, TaggingContext):
+        return cls
+    derived = _tagging_classes.get(cls)
+    if derived is None:
+        derived = type(cls.__name__, (cls, TaggingContext), {"__module__": cls.__module__})
+        derived.__qualname__ = cls.__qualname__
+        _tagging_classes[cls] = derived
+    return derived
+
+
+def enabletagging(ctx, f):
+    """A copy of ``ctx`` with a fresh tag, for running ``f`` with tagged values.
+
+    The tag is unique to this call (never derived from ``f``'s code), so runs of the same
+    function, nested or not, never mistake each other's values. The copy's class is
+    ``type(ctx)`` itself when it derives from ``TaggingContext``, else a subclass of both.
+    """
+    if not isinstance(ctx, Context):
+        raise TypeError("enabletagging: 'ctx' must be a context.Context instance, got %s" % type(ctx).__name__)
+    if not callable(f):
+        raise TypeError("enabletagging: 'f' must be callable, got %s" % type(f).__name__)
+    new = copy.copy(ctx)
+    new.__class__ = tagging_class(type(ctx))
+    new._tag = Tag(new)
+    new.__dict__.pop("_similar_to", None)
+    return new

@@ -1,0 +1,89 @@
+"""Dispatch on the newest live tag, and running native work where a context does it.
+
+What a function does to values tagged by a context is that context's *primitive* for
+the function (``@Ctx.primitive(fn)``), as for any call made inside it. Operators on
+tagged values, and natives reached with tagged arguments, go to ``dispatch(fn, args)``:
+it finds the newest live tag among the arguments and runs that tag's context's
+primitive, as the context's activation runs primitives (under the enclosing context
+when nested, unless marked ``native_primitive``). Primitives of tagging contexts handle
+their own tag's layer and leave the rest to ``host_call``.
+"""
+
+from .. import primitives
+from ..state import switch_to
+from .values import Tagged, live
+
+_EMPTY = {}
+
+
+def qualified_name(fn):
+    """``math.sin``, ``operator.add``, ``abs``: how error messages name a function."""
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    module = getattr(fn, "__module__", None)
+    if module in (None, "builtins", "_operator"):
+        module = "operator" if module == "_operator" else None
+    if module is None and getattr(fn, "__self__", None) is not None and not isinstance(fn.__self__, type):
+        return "%s.%s" % (type(fn.__self__).__name__, name)
+    return "%s.%s" % (module, name) if module else name
+
+
+def newest_tag(args):
+    """``(tag, args)``: the newest live tag among ``args`` (None if none), with finished layers removed."""
+    best = None
+    cleaned = None
+    for i, a in enumerate(args):
+        if isinstance(a, Tagged):
+            t = a.tag
+            if t.finished:
+                if cleaned is None:
+                    cleaned = list(args)
+                a = cleaned[i] = live(a)
+                if not isinstance(a, Tagged):
+                    continue
+                t = a.tag
+            if best is None or t.serial > best.serial:
+                best = t
+    return best, (args if cleaned is None else tuple(cleaned))
+
+
+def run_rule(tag, impl, args, kwargs=_EMPTY):
+    """Run ``impl`` for ``tag``'s context, as its activation runs primitives."""
+    act = tag.activation
+    if act is not None and act.alive:
+        return act.run_primitive(impl, args, kwargs)
+    return impl(tag.context, *args, **kwargs)
+
+
+def dispatch(fn, args, kwargs=_EMPTY):
+    """``fn(*args, **kwargs)`` where tagged arguments follow the rules of the newest live tag."""
+    tag, args = newest_tag(args)
+    if tag is None:
+        if kwargs:
+            kw_tag, _ = newest_tag(tuple(kwargs.values()))
+            if kw_tag is not None:
+                raise type(kw_tag.context).no_rule_error(fn, kw_tag.context)
+        return fn(*args, **kwargs)
+    cls = type(tag.context)
+    table = primitives.table_for(cls)
+    impl = None
+    if table is not None:
+        impl, args = primitives.find(table, fn, args)
+    if impl is None:
+        raise cls.no_rule_error(fn, tag.context)
+    return run_rule(tag, impl, args, kwargs)
+
+
+def host_call(tag, fn, args, kwargs=_EMPTY):
+    """Call ``fn`` where ``tag``'s context does its native work: under the enclosing context.
+
+    With no enclosing context it is a plain call.
+    """
+    act = tag.activation
+    host = act.parent if act is not None else None
+    if host is None or not host.alive:
+        return fn(*args, **kwargs)
+    previous = switch_to(host)
+    try:
+        return host.call_ex(fn, args, kwargs)
+    finally:
+        switch_to(previous)

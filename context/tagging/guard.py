@@ -1,0 +1,91 @@
+"""The native guard of tagging contexts: no native call drops metadata silently.
+
+A native that receives a live tagged value goes to the primitive for it of the value's
+context, and with none raises an error naming the native. Natives that only store,
+move, compare or print values (containers and their methods, ``setattr``, ``len``,
+``print``, ``operator``'s functions, which dispatch back to the tagged value's
+operators) receive them as they are. An array holding tagged values reaches such
+natives as the list of its items, and no other native at all.
+"""
+
+import builtins
+import collections
+import functools
+import operator
+
+import numpy as np
+
+from . import arrays
+from .dispatch import dispatch, newest_tag, qualified_name
+
+# Natives that never read numbers out of their arguments: called as they are.
+_UNCHECKED = [
+    builtins.print, builtins.repr, builtins.str, builtins.format, builtins.len, builtins.id,
+    builtins.hash, builtins.callable, builtins.getattr, builtins.setattr, builtins.delattr,
+    builtins.hasattr, builtins.vars, builtins.slice, builtins.super, builtins.issubclass,
+    builtins.object, object.__setattr__, object.__getattribute__, object.__delattr__,
+    object.__new__, object.__init__, functools.partial,
+]
+# Natives that may receive tagged values (they store, move, iterate or compare them, or
+# call their operators); arrays holding tagged values reach them as lists of the items.
+_TRANSPARENT = _UNCHECKED + [
+    builtins.list, builtins.tuple, builtins.dict, builtins.set, builtins.frozenset,
+    builtins.enumerate, builtins.zip, builtins.reversed, builtins.sorted, builtins.min,
+    builtins.max, builtins.sum, builtins.any, builtins.all, builtins.map, builtins.filter,
+    builtins.iter, builtins.next, builtins.bool, functools.reduce, collections.deque,
+    collections.OrderedDict, collections.defaultdict,
+] + [fn for name, fn in vars(operator).items() if callable(fn) and not name.startswith("_") and name != "index"]
+UNCHECKED = frozenset(id(f) for f in _UNCHECKED)
+TRANSPARENT = frozenset(id(f) for f in _TRANSPARENT)
+CONTAINERS = frozenset({list, tuple, dict, set, frozenset, collections.deque, collections.OrderedDict,
+                        collections.defaultdict})
+
+
+class NativeGuard:
+    """Checks what natives called inside a tagging context receive."""
+
+    def passes(self, f):
+        """Whether ``f`` can be called as it is, unchecked."""
+        return id(f) in UNCHECKED
+
+    def transparent(self, f):
+        """Whether ``f`` may receive tagged values as they are."""
+        return id(f) in TRANSPARENT or type(getattr(f, "__self__", None)) in CONTAINERS
+
+    def call(self, f, args, kwargs, run=None):
+        """``f(*args, **kwargs)`` for a native (``run(*args, **kwargs)`` once checked, ``f`` by default).
+
+        Live tagged arguments go to their context's primitive for ``f``, unless ``f`` is
+        transparent to them; arrays holding tagged values reach transparent natives as
+        lists of their items, and others not at all.
+        """
+        tag, args = newest_tag(args)
+        transparent = self.transparent(f)
+        if tag is not None and not transparent:
+            return dispatch(f, args, kwargs)
+        owner = getattr(f, "__self__", None)
+        if type(owner) is np.ndarray and arrays.holds_tagged(owner):
+            raise self._array_error(f)
+        if kwargs and newest_tag(tuple(kwargs.values()))[0] is not None and not transparent:
+            return dispatch(f, args, kwargs)
+        if any(type(a) is np.ndarray for a in args):
+            args = tuple(self._array_argument(f, a, transparent) for a in args)
+        return (run or f)(*args, **kwargs)
+
+    def _array_argument(self, f, a, transparent):
+        if type(a) is not np.ndarray or not arrays.holds_tagged(a):
+            return a
+        if transparent:
+            return arrays.items(a)
+        raise self._array_error(f)
+
+    def _array_error(self, f):
+        name = qualified_name(f)
+        return TypeError(
+            "%s received an array holding tagged values: native code would read them as bare "
+            "numbers and drop their metadata; read the elements by index, or give %s a primitive"
+            % (name, name)
+        )
+
+
+GUARD = NativeGuard()

@@ -1,0 +1,118 @@
+"""Tagged values, and the public functions that make and read them."""
+
+from ..base import Context
+
+
+class _NoMetadataType:
+    """The marker ``metadata`` returns for a value that carries no metadata for a context."""
+
+    __slots__ = ()
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = object.__new__(cls)
+        return cls._instance
+
+    def __repr__(self):
+        return "NoMetadata"
+
+    def __bool__(self):
+        return False
+
+    def __reduce__(self):
+        return (_NoMetadataType, ())
+
+
+NoMetadata = _NoMetadataType()
+
+
+class Tagged:
+    """A value carrying a context's tag and metadata: ``Tagged(value, tag, meta)``.
+
+    Inside its context it behaves like ``value``. ``value`` may itself be tagged by an
+    enclosing context (the layers of nested contexts). Operators dispatch to the rules
+    of the newest live tag among the operands; see ``context.tagging.dispatch``.
+    """
+
+    __slots__ = ("value", "tag", "meta")
+    __array_ufunc__ = None  # NumPy defers binary operators to ours
+
+    def __init__(self, value, tag, meta):
+        self.value = value
+        self.tag = tag
+        self.meta = meta
+
+    def __repr__(self):
+        return "%s(%r, tag=#%d, meta=%r)" % (type(self).__name__, self.value, self.tag.serial, self.meta)
+
+    def __str__(self):
+        return str(primal(self))
+
+    def __format__(self, spec):
+        return format(primal(self), spec)
+
+    def __bool__(self):
+        return bool(primal(self))
+
+    def __hash__(self):
+        return hash(primal(self))
+
+
+def tag_of(ctx, who):
+    if not isinstance(ctx, Context):
+        raise TypeError("%s: 'ctx' must be a context.Context instance, got %s" % (who, type(ctx).__name__))
+    tag = getattr(ctx, "_tag", None)
+    if tag is None:
+        raise TypeError(
+            "%s: %s has no tag; make a tagging context first: ctx = enabletagging(ctx, f)"
+            % (who, type(ctx).__name__)
+        )
+    return tag
+
+
+def live(x):
+    """``x`` with layers whose context has finished removed (they count as their primal)."""
+    while isinstance(x, Tagged) and x.tag.finished:
+        x = x.value
+    return x
+
+
+def primal(x):
+    """``x`` with every tag removed."""
+    while isinstance(x, Tagged):
+        x = x.value
+    return x
+
+
+def tag(x, ctx, meta=NoMetadata):
+    """``x`` tagged for ``ctx`` (made by ``enabletagging``) with metadata ``meta``."""
+    t = tag_of(ctx, "tag")
+    return type(ctx).tagged_type(x, t, meta)
+
+
+def untag(x, ctx):
+    """``x`` without ``ctx``'s tag; anything not tagged by ``ctx`` is returned unchanged."""
+    t = tag_of(ctx, "untag")
+    if isinstance(x, Tagged) and x.tag is t:
+        return x.value
+    return x
+
+
+def istagged(x, ctx):
+    """Whether ``x`` carries ``ctx``'s tag."""
+    t = tag_of(ctx, "istagged")
+    return isinstance(x, Tagged) and x.tag is t
+
+
+def metadata(x, ctx):
+    """The metadata ``x`` carries for ``ctx``, or ``NoMetadata``."""
+    t = tag_of(ctx, "metadata")
+    if isinstance(x, Tagged) and x.tag is t:
+        return x.meta
+    return NoMetadata
+
+
+def hasmetadata(x, ctx):
+    """Whether ``x`` carries metadata for ``ctx``."""
+    return metadata(x, ctx) is not NoMetadata
