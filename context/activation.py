@@ -283,12 +283,11 @@ def _build_direct_entries(act, pre, fget, table):
                 return MethodType(_guarded_native, (guard, f))
         return None
 
-    if table is None:
-        def primitive_for(f):
-            return False
-    else:
-        def primitive_for(f):
-            return id(f) in table or (type(f) is MethodType and id(f.__func__) in table)
+    has_primitives = table is not None
+    primitive_ids = table if has_primitives else _EMPTY
+
+    def primitive_for(f):
+        return id(f) in primitive_ids or (type(f) is MethodType and id(f.__func__) in primitive_ids)
 
     def run_primitive_or(f, args, kwargs):
         """What to call for ``f(*args, **kwargs)`` when ``f`` has primitives: one that matches, else ``f``."""
@@ -298,7 +297,7 @@ def _build_direct_entries(act, pre, fget, table):
         return prepare(f, args, kwargs)
 
     def enter_unhooked(f, args):
-        if primitive_for(f):
+        if has_primitives and primitive_for(f):
             g, prepared, kwargs = run_primitive_or(f, args, _EMPTY)
             return MethodType(_call_prepared, (g, prepared, kwargs))
         g = fget(id(f)) or known(f)
@@ -321,7 +320,7 @@ def _build_direct_entries(act, pre, fget, table):
             args = tuple(args)
         if pre is not None:
             pre(f, *args, **kwargs)
-        if primitive_for(f):
+        if has_primitives and primitive_for(f):
             g, args, kwargs = run_primitive_or(f, args, kwargs)
             return kwargs, g, args
         rf = fget(id(f))
@@ -334,7 +333,7 @@ def _build_direct_entries(act, pre, fget, table):
     act.enter_ex = enter_ex
 
     def callee_unhooked(f):
-        if primitive_for(f):
+        if has_primitives and primitive_for(f):
             return MethodType(_prepare_then_call, (run_primitive_or, f))
         g = fget(id(f)) or known(f)
         if g is not None:

@@ -159,7 +159,8 @@ def tagging_class(cls):
         return cls
     derived = _tagging_classes.get(cls)
     if derived is None:
-        derived = type(cls.__name__, (cls, TaggingContext), {"__module__": cls.__module__})
+        bases = (TaggingContext,) if cls is Context else (cls, TaggingContext)
+        derived = type(cls.__name__, bases, {"__module__": cls.__module__})
         derived.__qualname__ = cls.__qualname__
         _tagging_classes[cls] = derived
     return derived

@@ -9,6 +9,8 @@ when nested, unless marked ``native_primitive``). Primitives of tagging contexts
 their own tag's layer and leave the rest to ``host_call``.
 """
 
+from types import ModuleType
+
 from .. import primitives
 from ..state import switch_to
 from .values import Tagged, live
@@ -17,14 +19,17 @@ _EMPTY = {}
 
 
 def qualified_name(fn):
-    """``math.sin``, ``operator.add``, ``abs``: how error messages name a function."""
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    """``math.sin``, ``operator.add``, ``abs``, ``ndarray.sum``: how error messages name a function."""
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+    if not isinstance(name, str):
+        return repr(fn)
+    owner = getattr(fn, "__self__", None)
+    if owner is not None and not isinstance(owner, (type, ModuleType)):  # a method bound to an object
+        return name if "." in name else "%s.%s" % (type(owner).__name__, name)
     module = getattr(fn, "__module__", None)
-    if module in (None, "builtins", "_operator"):
-        module = "operator" if module == "_operator" else None
-    if module is None and getattr(fn, "__self__", None) is not None and not isinstance(fn.__self__, type):
-        return "%s.%s" % (type(fn.__self__).__name__, name)
-    return "%s.%s" % (module, name) if module else name
+    if not isinstance(module, str) or module == "builtins":
+        return name
+    return "%s.%s" % ("operator" if module == "_operator" else module, name)
 
 
 def newest_tag(args):

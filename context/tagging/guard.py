@@ -12,6 +12,7 @@ import builtins
 import collections
 import functools
 import operator
+import warnings
 
 import numpy as np
 
@@ -24,7 +25,7 @@ _UNCHECKED = [
     builtins.hash, builtins.callable, builtins.getattr, builtins.setattr, builtins.delattr,
     builtins.hasattr, builtins.vars, builtins.slice, builtins.super, builtins.issubclass,
     builtins.object, object.__setattr__, object.__getattribute__, object.__delattr__,
-    object.__new__, object.__init__, functools.partial,
+    object.__new__, object.__init__, functools.partial, warnings.warn, warnings.warn_explicit,
 ]
 # Natives that may receive tagged values (they store, move, iterate or compare them, or
 # call their operators); arrays holding tagged values reach them as lists of the items.
@@ -37,8 +38,9 @@ _TRANSPARENT = _UNCHECKED + [
 ] + [fn for name, fn in vars(operator).items() if callable(fn) and not name.startswith("_") and name != "index"]
 UNCHECKED = frozenset(id(f) for f in _UNCHECKED)
 TRANSPARENT = frozenset(id(f) for f in _TRANSPARENT)
+# Methods of these objects may receive tagged values (``str`` methods only format them).
 CONTAINERS = frozenset({list, tuple, dict, set, frozenset, collections.deque, collections.OrderedDict,
-                        collections.defaultdict})
+                        collections.defaultdict, str})
 
 
 class NativeGuard:
