@@ -1,7 +1,8 @@
 """``Dual``: the tagged value forward-mode AD works with (primal ``value``, tangent ``meta``).
 
 Its operators for ``+ - * /``, negation, constant powers and comparisons are the rules
-of ``ad.rules_operator`` written out for speed; every other case (mixed tags, finished
+of ``ad.rules_operator`` written out for speed, with the same operations in the same
+order (so the same results to the last bit); every other case (mixed tags, finished
 tags, other operand types) goes to the generic dispatch, which uses those rules.
 """
 
@@ -25,6 +26,27 @@ class Dual(Tagged):
     @property
     def tangent(self):
         return self.meta
+
+    # The methods of a float, through the rules (those with none raise NoRuleError naming them).
+    @property
+    def real(self):
+        return self
+
+    @property
+    def imag(self):
+        return 0.0
+
+    def conjugate(self):
+        return dispatch(float.conjugate, (self,))
+
+    def is_integer(self):
+        return dispatch(float.is_integer, (self,))
+
+    def hex(self):
+        return dispatch(float.hex, (self,))
+
+    def as_integer_ratio(self):
+        return dispatch(float.as_integer_ratio, (self,))
 
     def __add__(a, b):
         t = a.tag
@@ -111,7 +133,7 @@ class Dual(Tagged):
                     bv = b.value
                     out = a.value / bv
                     d = _new(Dual)
-                    d.value, d.tag, d.meta = out, t, (a.meta - out * b.meta) / bv
+                    d.value, d.tag, d.meta = out, t, a.meta / bv + -b.meta * out / bv
                     return d
             elif kind is float or kind is int:
                 d = _new(Dual)
@@ -127,7 +149,7 @@ class Dual(Tagged):
                 av = a.value
                 out = b / av
                 d = _new(Dual)
-                d.value, d.tag, d.meta = out, t, -out * a.meta / av
+                d.value, d.tag, d.meta = out, t, -a.meta * out / av
                 return d
         return dispatch(_truediv, (b, a))
 
@@ -137,12 +159,8 @@ class Dual(Tagged):
             kind = type(b)
             if kind is float or kind is int:
                 av = a.value
-                if b == 2:
-                    d = _new(Dual)
-                    d.value, d.tag, d.meta = av * av, t, 2 * av * a.meta
-                    return d
                 d = _new(Dual)
-                d.value, d.tag, d.meta = av ** b, t, b * av ** (b - 1) * a.meta
+                d.value, d.tag, d.meta = av ** b, t, a.meta * b * av ** (b - 1)
                 return d
         return dispatch(_pow, (a, b) if mod is None else (a, b, mod))
 

@@ -15,7 +15,8 @@ from .special import sign
 
 defjvp(abs, lambda g, ans, x: g * sign(x))
 defjvp(pow, lambda g, ans, x, y: g * y * x ** (y - 1), lambda g, ans, x, y: g * math.log(x) * ans, None)
-defzero(round)
+defzero(round, float.is_integer)
+defjvp(float.conjugate, lambda g, ans, x: g)
 defjvp(int, ZERO, argtypes=(Tagged,))
 
 

@@ -48,7 +48,7 @@ defjvp(math.radians, lambda g, ans, x: g * (math.pi / 180))
 defjvp(math.fmod, lambda g, ans, x, y: g, lambda g, ans, x, y: -g * math.trunc(x / y))
 defjvp(math.remainder, lambda g, ans, x, y: g, lambda g, ans, x, y: -g * round(x / y))
 defjvp(math.ldexp, lambda g, ans, x, i: g * 2.0 ** i, None)
-defjvp(math.nextafter, lambda g, ans, x, y, *steps: g, ZERO)
+defjvp(math.nextafter, lambda g, ans, x, y, *steps, **kw: g, ZERO)
 defzero(math.floor, math.ceil, math.trunc, math.isfinite, math.isinf, math.isnan, math.isclose, math.ulp)
 
 

@@ -7,9 +7,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import count_calls  # noqa: E402
 import float32_pass  # noqa: E402
+import forward_ad  # noqa: E402
 import logging_calls  # noqa: E402
 import nested_trace  # noqa: E402
 import primitives  # noqa: E402
+import weird_identity  # noqa: E402
 
 SECTIONS = [
     ("Logging every call (a prehook) while statistics.mean runs", logging_calls),
@@ -17,6 +19,8 @@ SECTIONS = [
     ("Primitives: replacing math.sin, and memoising fib with recurse", primitives),
     ("Nested tracing of x*y + y*z with similarcontext and recurse", nested_trace),
     ("A rewrite pass: float literals become float32", float32_pass),
+    ("Tagging: a value keeps its metadata through the talk's weird identity", weird_identity),
+    ("Forward-mode AD on tagging: nested derivatives without perturbation confusion", forward_ad),
 ]
 
 

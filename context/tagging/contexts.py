@@ -8,13 +8,10 @@ import numpy as np
 from ..base import Context
 from . import arrays
 from .dispatch import dispatch, host_call, qualified_name
+from .errors import TaggingError
 from .guard import GUARD
 from .tags import Tag
 from .values import Tagged, primal
-
-
-class TaggingError(TypeError):
-    """A tagged value reached a function that has no primitive for it."""
 
 
 class TaggingContext(Context):

@@ -18,6 +18,8 @@ import numpy as np
 
 from . import arrays
 from .dispatch import dispatch, newest_tag, qualified_name
+from .errors import TaggingError
+from .operators import MetadataLossError
 
 # Natives that never read numbers out of their arguments: called as they are.
 _UNCHECKED = [
@@ -72,7 +74,16 @@ class NativeGuard:
             return dispatch(f, args, kwargs)
         if any(type(a) is np.ndarray for a in args):
             args = tuple(self._array_argument(f, a, transparent) for a in args)
-        return (run or f)(*args, **kwargs)
+        try:
+            return (run or f)(*args, **kwargs)
+        except MetadataLossError as exc:  # a tagged value inside a list or another container
+            name = qualified_name(f)
+            raise TaggingError(
+                "%s converted a tagged value it received inside a container to a bare number: its "
+                "metadata would be dropped; "
+                "give %s a primitive (for AD: @ad.frule(%s, sequences=...)), or pass the values "
+                "one by one" % (name, name, name)
+            ) from exc
 
     def _array_argument(self, f, a, transparent):
         if type(a) is not np.ndarray or not arrays.holds_tagged(a):

@@ -58,13 +58,18 @@ def _pow(a, b, mod=None):
     return dispatch(pow, (a, b) if mod is None else (a, b, mod))
 
 
+class MetadataLossError(TypeError):
+    """Native code tried to convert a live tagged value to a bare number."""
+
+
 def _conversion(kind):
     def method(a):
         x = live(a)
         if isinstance(x, Tagged):
-            raise TypeError(
-                "%s() of a value tagged by %s, in native code: its metadata would be dropped; "
-                "give the function that converts it a rule (for AD: @ad.frule(fn))"
+            raise MetadataLossError(
+                "%s() of a value tagged by %s, in native code (a native function, or a special "
+                "method or property, which run natively): its metadata would be dropped; give the "
+                "function that converts it a rule (for AD: @ad.frule(fn))"
                 % (kind.__name__, type(x.tag.context).__name__)
             )
         return kind(x)
