@@ -10,13 +10,6 @@ def apply_result(f, x, args, kwargs):
     return f(x)(*args, **kwargs)
 
 
-def with_component(f, xs, i, xi):
-    """``f(xs)`` with ``xs[i]`` replaced by ``xi`` (same container type)."""
-    items = list(xs)
-    items[i] = xi
-    return f(type(xs)(items) if isinstance(xs, tuple) else items)
-
-
 def gradient_of(f, gradient):
     """``x -> gradient(f, x)``, a function an outer derivative can differentiate."""
 

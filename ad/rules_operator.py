@@ -3,7 +3,7 @@
 import math
 import operator as op
 
-from .forward import ZERO, defjvp, defzero
+from .forward import defjvp, defzero
 from .special import sign
 
 for add in (op.add, op.iadd):

@@ -26,7 +26,7 @@ class Context:
     intercept_subscripts = False
     intercept_attributes = False
     implicit_handlers = None
-    native_guard = None  # an object with passes(f) and check(f, args, kwargs): see context.tagging
+    native_guard = None  # an object with passes(f) and call(f, args, kwargs, run=None): see context.tagging
     _hooks_enabled = True
 
     def __init__(self, metadata=None):

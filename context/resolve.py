@@ -47,7 +47,9 @@ def is_engine_callable(f):
     while type(f) is functools.partial:
         f = f.func
     code = getattr(getattr(f, "__func__", f), "__code__", None)
-    return type(code) is CodeType and code.co_filename.startswith(ENGINE_PREFIXES)
+    return type(code) is CodeType and is_engine_code(code)
+
+
 _TYPE_CALL = type.__dict__["__call__"]
 _OBJECT_NEW = object.__new__
 _OBJECT_INIT = object.__init__
@@ -114,7 +116,7 @@ def resolve(f, args, kwargs):
     for _ in range(32):
         kind = type(f)
         if kind is FunctionType:
-            if f.__code__.co_filename.startswith(ENGINE_PREFIXES):
+            if f.__code__.co_filename.startswith(ENGINE_PREFIXES):  # is_engine_code, inlined
                 return None
             return f, args, kwargs
         if kind is MethodType:

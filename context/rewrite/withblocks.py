@@ -1,7 +1,5 @@
 """``with`` and ``async with`` entry, with ``__enter__`` called through the context."""
 
-from types import MethodType
-
 from ..state import STATE
 
 

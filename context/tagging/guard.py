@@ -52,9 +52,9 @@ class NativeGuard:
         """Whether ``f`` can be called as it is, unchecked."""
         return id(f) in UNCHECKED
 
-    def transparent(self, f):
-        """Whether ``f`` may receive tagged values as they are."""
-        return id(f) in TRANSPARENT or type(getattr(f, "__self__", None)) in CONTAINERS
+    def transparent(self, f, owner):
+        """Whether ``f`` (bound to ``owner``, or None) may receive tagged values as they are."""
+        return id(f) in TRANSPARENT or type(owner) in CONTAINERS
 
     def call(self, f, args, kwargs, run=None):
         """``f(*args, **kwargs)`` for a native (``run(*args, **kwargs)`` once checked, ``f`` by default).
@@ -64,14 +64,14 @@ class NativeGuard:
         lists of their items, and others not at all.
         """
         tag, args = newest_tag(args)
-        transparent = self.transparent(f)
+        if kwargs and tag is None:
+            tag = newest_tag(tuple(kwargs.values()))[0]
+        owner = getattr(f, "__self__", None)
+        transparent = self.transparent(f, owner)
         if tag is not None and not transparent:
             return dispatch(f, args, kwargs)
-        owner = getattr(f, "__self__", None)
         if type(owner) is np.ndarray and arrays.holds_tagged(owner):
             raise self._array_error(f)
-        if kwargs and newest_tag(tuple(kwargs.values()))[0] is not None and not transparent:
-            return dispatch(f, args, kwargs)
         if any(type(a) is np.ndarray for a in args):
             args = tuple(self._array_argument(f, a, transparent) for a in args)
         try:
@@ -80,8 +80,7 @@ class NativeGuard:
             name = qualified_name(f)
             raise TaggingError(
                 "%s converted a tagged value it received inside a container to a bare number: its "
-                "metadata would be dropped; "
-                "give %s a primitive (for AD: @ad.frule(%s, sequences=...)), or pass the values "
+                "metadata would be dropped; give %s a primitive (for AD: @ad.frule(%s, sequences=...)), or pass the values "
                 "one by one" % (name, name, name)
             ) from exc
 
