@@ -6,7 +6,10 @@ never confused. Rules are one-line table entries (``ad.rules_*``); add your own 
 ``@ad.frule(fn)`` or ``ad.defjvp(fn, ...)``.
 """
 
-from . import rules_builtins, rules_math, rules_operator  # noqa: F401  (register the rules)
+from . import (  # noqa: F401  (register the rules)
+    rules_array, rules_builtins, rules_index, rules_linalg, rules_math, rules_meta, rules_operator,
+    rules_products, rules_reduce, rules_shape, rules_ufunc,
+)
 from .api import (
     D,
     derivative,
@@ -17,25 +20,20 @@ from .api import (
     jvp,
     value_and_derivative,
     value_and_gradient,
+    value_and_hessian,
+    value_and_jacobian,
+    value_gradient_and_hessian,
+    vjp,
 )
+from .backends import Backend, FiniteDifferences, ForwardMode, HigherOrder
 from .dual import Dual
+from .dualarray import DualArray
 from .forward import ZERO, ForwardCtx, NoRuleError, defjvp, defzero, frule
+from .lazy import LazyHessian, LazyJacobian, lazy_hessian, lazy_jacobian
 
 __all__ = [
-    "D",
-    "Dual",
-    "ForwardCtx",
-    "NoRuleError",
-    "ZERO",
-    "defjvp",
-    "defzero",
-    "derivative",
-    "frule",
-    "gradient",
-    "hessian",
-    "hvp",
-    "jacobian",
-    "jvp",
-    "value_and_derivative",
-    "value_and_gradient",
+    "Backend", "D", "Dual", "DualArray", "FiniteDifferences", "ForwardCtx", "ForwardMode", "HigherOrder",
+    "LazyHessian", "LazyJacobian", "NoRuleError", "ZERO", "defjvp", "defzero", "derivative", "frule",
+    "gradient", "hessian", "hvp", "jacobian", "jvp", "lazy_hessian", "lazy_jacobian", "value_and_derivative",
+    "value_and_gradient", "value_and_hessian", "value_and_jacobian", "value_gradient_and_hessian", "vjp",
 ]

@@ -1,172 +1,181 @@
-"""Forward-mode derivatives of scalar code: ``derivative``, ``jvp``, ``gradient``, ...
+"""Derivatives after AbstractDifferentiation: ``derivative``, ``gradient``, ``jacobian``,
+``hessian``, ``jvp``, ``vjp``, ``hvp``, their ``value_and_*`` forms and lazy operators.
 
-Each derivative runs ``f`` once per input direction under a fresh ``ForwardCtx`` (a new
-tag per run), so nested derivatives never confuse their perturbations. A derivative
-taken inside another is simply more code that the outer one differentiates.
+Inputs are a real number, a list or tuple of them, or a float array of any shape; a
+gradient has the input's form and shape. Every function takes ``backend=`` (default
+``ForwardMode()``); each backend provides one pushforward and everything here follows
+from it. Forward mode runs ``f`` once per chunk of directions under a fresh
+``ForwardCtx`` (a new tag per run), so nested derivatives never confuse their
+perturbations: a derivative taken inside another is more code the outer one
+differentiates (this module is not engine code for that reason).
 """
 
 import functools
-import numbers
 
-from context import overdub
-from context.resolve import declare_engine_code
-from context.tagging import Tagged, enabletagging, tag
+import numpy as np
 
-from . import closures
-from .forward import ForwardCtx
-
-declare_engine_code(__file__)
+from . import closures, runs
+from .backends import ForwardMode, check_backend
+from .inputs import Input
+from .outputs import Output
 
 
-def _scalar(x, who, name="x"):
-    if isinstance(x, Tagged):
-        return x
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise TypeError("%s: %s must be a real number, got %s %r" % (who, name, type(x).__name__, x))
-    return float(x)
+def _first(backend, who):
+    return check_backend(backend, who).first_order()
 
 
-def _vector(xs, who, name="x"):
-    if not isinstance(xs, (list, tuple)):
-        raise TypeError(
-            "%s: %s must be a list or tuple of real numbers, got %s" % (who, name, type(xs).__name__)
-        )
-    return [_scalar(x, who, "%s[%d]" % (name, i)) for i, x in enumerate(xs)]
-
-
-def _as_output(v):
-    """A plain number becomes a Python float; tagged values (nested derivatives) stay."""
-    if isinstance(v, Tagged):
-        return v
-    if isinstance(v, numbers.Real) and not isinstance(v, bool):
-        return float(v)
-    return v
-
-
-def _split_result(out, ctx, who):
-    """``(value, tangent)`` of a result for ``ctx``: numbers, lists/tuples of them."""
-    t = ctx._tag
-    if isinstance(out, Tagged) and out.tag is t:
-        return _as_output(out.value), _as_output(out.meta)
-    if isinstance(out, (list, tuple)):
-        pairs = [_split_result(o, ctx, who) for o in out]
-        kind = type(out) if isinstance(out, tuple) else list
-        return kind(p[0] for p in pairs), kind(p[1] for p in pairs)
-    if isinstance(out, Tagged) or (isinstance(out, numbers.Real) and not isinstance(out, bool)):
-        return _as_output(out), 0.0  # does not depend on the input: any dependence would be tagged
-    raise TypeError(
-        "%s: the function returned %s; expected a number, a list or tuple of numbers, or a function"
-        % (who, type(out).__name__)
-    )
-
-
-def _run(f, xs, seeds):
-    """Run ``f`` on ``xs`` with tangent ``seeds[i]`` on ``xs[i]`` (None: no tangent)."""
-    ctx = enabletagging(ForwardCtx(), f)
-    args = [x if s is None else tag(x, ctx, s) for x, s in zip(xs, seeds)]
-    return ctx, args
-
-
-def value_and_derivative(f, x):
+def value_and_derivative(f, x, backend=None):
     """``(f(x), f'(x))`` for a function of one real number.
 
-    ``f`` may return a number, a list or tuple of numbers (derivatives elementwise), or a
-    function: the derivative of a function-valued ``f`` is the function
-    ``lambda *a: derivative(lambda x: f(x)(*a), x)``.
+    ``f`` may return a number, an array, a list or tuple of numbers (derivatives
+    elementwise), or (forward mode) a function: the derivative of a function-valued
+    ``f`` is the function ``lambda *a: derivative(lambda x: f(x)(*a), x)``.
     """
-    x = _scalar(x, "derivative")
-    ctx, (tx,) = _run(f, [x], [1.0])
-    out = overdub(ctx, f, tx)
-    if callable(out) and not isinstance(out, Tagged):
-        return out, _derivative_of_function(f, x)
-    return _split_result(out, ctx, "derivative")
+    inp = Input(x, "derivative")
+    if inp.kind != "scalar":
+        raise TypeError(
+            "derivative: x must be a real number, got %s; use jacobian (or gradient) for %s inputs"
+            % (type(x).__name__, inp.kind)
+        )
+    b = _first(backend, "derivative")
+    if isinstance(b, ForwardMode):
+        ctx = runs.start(f)
+        out = runs.run(ctx, f, (inp.seeded(ctx, np.array(1.0)),))
+        if runs.is_function(out):
+            return out, _derivative_of_function(f, inp.value, backend)
+        output = Output(out, ctx, 0, "derivative")
+        return output.value, output.like(output.tangent)
+    output, tangents = b.run(f, inp, np.ones((1,)), "derivative")
+    return output.value, output.like(tangents[0])
 
 
-def _derivative_of_function(f, x):
+def _derivative_of_function(f, x, backend):
     """The derivative of a function-valued ``f`` at ``x``: a function, taken anew at each call."""
 
     def derivative_of_result(*args, **kwargs):
-        return derivative(functools.partial(closures.apply_result, f, args=args, kwargs=kwargs), x)
+        return derivative(functools.partial(closures.apply_result, f, args=args, kwargs=kwargs), x, backend)
 
     derivative_of_result.__qualname__ = "derivative of %s at %r" % (getattr(f, "__qualname__", f), x)
     return derivative_of_result
 
 
-def derivative(f, x):
+def derivative(f, x, backend=None):
     """``f'(x)`` for a function of one real number (see ``value_and_derivative``)."""
-    return value_and_derivative(f, x)[1]
+    return value_and_derivative(f, x, backend)[1]
 
 
 D = derivative
 
 
-def jvp(f, x, v):
-    """``(f(x), J v)``: the directional derivative of ``f`` at ``x`` along ``v`` in one pass.
+def jvp(f, x, v, backend=None):
+    """``(f(x), J v)``: the directional derivative of ``f`` at ``x`` along ``v`` (shaped like ``x``)."""
+    inp = Input(x, "jvp")
+    direction = inp.directions(v)
+    output, tangents = _first(backend, "jvp").run(f, inp, direction[None], "jvp")
+    return output.value, output.like(tangents[0])
 
-    ``x`` and ``v`` are both real numbers, or both lists/tuples of the same length.
+
+def _jacobian(f, inp, backend, who):
+    """``(output, J)``: J has shape ``output.shape + inp.shape``."""
+    output, tangents = _first(backend, who).run(f, inp, inp.basis(), who)
+    J = np.moveaxis(tangents, 0, -1) if tangents.ndim > 1 else tangents
+    return output, J.reshape(tuple(output.shape) + tuple(inp.shape))
+
+
+def _rows(J, inp, output):
+    """A Jacobian for list and tuple inputs: a list of rows (one per output element)."""
+    flat = J.reshape((-1, inp.size)) if output.shape else J.reshape((1, inp.size))
+    return [[_element(e) for e in row] for row in flat]
+
+
+def _element(e):
+    return e if runs.is_tagged(e) else float(e)
+
+
+def value_and_jacobian(f, x, backend=None):
+    """``(f(x), J)`` with ``J[i..., j...] = d f[i...] / d x[j...]`` (shape ``f(x).shape + x.shape``).
+
+    For a list or tuple ``x`` the Jacobian is a list of rows, one per output element (a
+    function returning one number gives a single row).
     """
-    if isinstance(x, (list, tuple)):
-        xs = _vector(x, "jvp")
-        vs = _vector(v, "jvp", "v")
-        if len(vs) != len(xs):
-            raise ValueError("jvp: x has %d entries but v has %d; they must match" % (len(xs), len(vs)))
-        ctx, args = _run(f, xs, vs)
-        out = overdub(ctx, f, type(x)(args) if isinstance(x, tuple) else args)
-    else:
-        xs = _scalar(x, "jvp")
-        vs = _scalar(v, "jvp", "v")
-        ctx, (arg,) = _run(f, [xs], [vs])
-        out = overdub(ctx, f, arg)
-    return _split_result(out, ctx, "jvp")
+    inp = Input(x, "jacobian")
+    output, J = _jacobian(f, inp, backend, "jacobian")
+    if inp.kind in ("list", "tuple"):
+        return output.value, _rows(J, inp, output)
+    return output.value, J if inp.kind == "array" or output.shape else output.like(J)
 
 
-def _partials(f, x, who):
-    """``(f(x), [d f / d x_i for each i])``, one forward pass per input."""
-    xs = _vector(x, who)
-    if not xs:
-        raise ValueError("%s: x is empty; there is nothing to differentiate" % who)
-    value = None
-    columns = []
-    for i in range(len(xs)):
-        ctx, args = _run(f, xs, [1.0 if j == i else None for j in range(len(xs))])
-        out = overdub(ctx, f, type(x)(args) if isinstance(x, tuple) else args)
-        value, column = _split_result(out, ctx, who)
-        columns.append(column)
-    return value, columns
+def jacobian(f, x, backend=None):
+    """The Jacobian of ``f`` at ``x`` (see ``value_and_jacobian``)."""
+    return value_and_jacobian(f, x, backend)[1]
 
 
-def value_and_gradient(f, x):
-    """``(f(x), ∇f(x))`` for a real-valued function of a list or tuple of reals."""
-    value, columns = _partials(f, x, "gradient")
-    if isinstance(value, (list, tuple)):
+def value_and_gradient(f, x, backend=None):
+    """``(f(x), ∇f(x))`` for a real-valued ``f``; the gradient has ``x``'s form and shape."""
+    inp = Input(x, "gradient")
+    output, J = _jacobian(f, inp, backend, "gradient")
+    if output.shape:
         raise TypeError(
-            "gradient: the function returned %d values; gradient needs a single number (use jacobian)"
-            % len(value)
+            "gradient: the function returned %d values (shape %s); gradient needs a single number "
+            "(use jacobian)" % (int(np.prod(output.shape)), tuple(output.shape))
         )
-    return value, type(x)(columns) if isinstance(x, tuple) else list(columns)
+    return output.value, inp.like(J)
 
 
-def gradient(f, x):
-    """``∇f(x)`` for a real-valued function of a list or tuple of reals (same container type)."""
-    return value_and_gradient(f, x)[1]
+def gradient(f, x, backend=None):
+    """``∇f(x)`` for a real-valued ``f``, in ``x``'s form (list, tuple, array of ``x``'s shape)."""
+    return value_and_gradient(f, x, backend)[1]
 
 
-def jacobian(f, x):
-    """The Jacobian of ``f`` at ``x``: a list of rows, ``J[i][j] = d f_i / d x_j``.
+def vjp(f, x, w, backend=None):
+    """``(f(x), wᵀ J)``: the vector-Jacobian product, shaped like ``x`` (``w`` shaped like ``f(x)``).
 
-    A function returning one number gives a single row.
+    Forward-mode backends build the Jacobian for it (one run per chunk of inputs).
     """
-    value, columns = _partials(f, x, "jacobian")
-    if not isinstance(value, (list, tuple)):
-        return [list(columns)]
-    return [[column[i] for column in columns] for i in range(len(value))]
+    inp = Input(x, "vjp")
+    output, J = _jacobian(f, inp, backend, "vjp")
+    w = _cotangent(w, output.shape, "vjp")
+    return output.value, inp.like(np.tensordot(w, J, axes=w.ndim))
 
 
-def hessian(f, x):
-    """The Hessian of a real-valued ``f`` at ``x``, by forward over forward mode (a list of rows)."""
-    return jacobian(closures.gradient_of(f, gradient), x)
+def _cotangent(w, shape, who):
+    if isinstance(w, (list, tuple)) or np.ndim(w) or shape:
+        w = np.asarray(w, dtype=float) if not isinstance(w, np.ndarray) else w
+    else:
+        w = np.asarray(float(w)) if not runs.is_tagged(w) else w
+    if np.shape(w) != tuple(shape):
+        raise ValueError("%s: w has shape %s but f(x) has shape %s; they must match" % (who, np.shape(w), tuple(shape)))
+    return w
 
 
-def hvp(f, x, v):
-    """The Hessian of ``f`` at ``x`` times ``v``, in one forward-over-forward pass per input."""
-    return list(jvp(closures.gradient_of(f, gradient), x, v)[1])
+def _value(f, x, who):
+    out = f(x)
+    if isinstance(out, (list, tuple)) or runs.is_tagged(out) or isinstance(out, np.ndarray):
+        return out
+    return float(out)
+
+
+def hessian(f, x, backend=None):
+    """The Hessian of a real-valued ``f`` at ``x``: the Jacobian of its gradient (forward over
+    forward by default; ``ad.HigherOrder(outer, inner)`` picks each). Shape ``x.shape * 2``;
+    a list of rows for list and tuple inputs."""
+    outer, inner = check_backend(backend, "hessian").second_order()
+    return jacobian(closures.gradient_of(f, gradient, inner), x, outer)
+
+
+def value_and_hessian(f, x, backend=None):
+    """``(f(x), hessian(f, x))``."""
+    return _value(f, x, "hessian"), hessian(f, x, backend)
+
+
+def value_gradient_and_hessian(f, x, backend=None):
+    """``(f(x), ∇f(x), hessian(f, x))``."""
+    outer, inner = check_backend(backend, "hessian").second_order()
+    value, grad = value_and_gradient(f, x, inner)
+    return value, grad, hessian(f, x, backend)
+
+
+def hvp(f, x, v, backend=None):
+    """The Hessian of ``f`` at ``x`` times ``v``: a directional derivative of the gradient."""
+    outer, inner = check_backend(backend, "hvp").second_order()
+    return jvp(closures.gradient_of(f, gradient, inner), x, v, outer)[1]

@@ -10,10 +10,10 @@ def apply_result(f, x, args, kwargs):
     return f(x)(*args, **kwargs)
 
 
-def gradient_of(f, gradient):
-    """``x -> gradient(f, x)``, a function an outer derivative can differentiate."""
+def gradient_of(f, gradient, backend=None):
+    """``x -> gradient(f, x, backend=backend)``, a function an outer derivative can differentiate."""
 
     def g(xs):
-        return gradient(f, xs)
+        return gradient(f, xs, backend=backend)
 
     return g

@@ -20,7 +20,11 @@ from context.tagging import Tagged, TaggingContext, TaggingError, host_call, nat
 from context.tagging.dispatch import qualified_name
 from context.tagging.values import live
 
-from .dual import Dual
+import numpy as np
+
+from . import buffers, handlers, mutation
+from .dualarray import make_dual
+from .tangents import align, full
 
 declare_engine_code(__file__)
 
@@ -32,7 +36,9 @@ class NoRuleError(TaggingError):
 class ForwardCtx(TaggingContext):
     """Forward-mode AD: values tagged by this context carry their tangent as metadata."""
 
-    tagged_type = Dual
+    tagged_type = staticmethod(make_dual)
+    implicit_handlers = handlers.handlers()
+    native_guard = handlers.GUARD
 
     @classmethod
     def no_rule_error(cls, fn, ctx):
@@ -61,6 +67,8 @@ def _split(ctx, args):
     tangents = []
     found = False
     for a in args:
+        if type(a) is np.ndarray and buffers.has_shadow(a):
+            a = buffers.lift(a)
         if isinstance(a, Tagged):
             if a.tag is t:
                 primals.append(a.value)
@@ -73,17 +81,20 @@ def _split(ctx, args):
     return primals, tangents, found
 
 
-def _jvp_primitive(fn, jvps):
+def _jvp_primitive(fn, jvps, elementwise):
     last = len(jvps) - 1
 
     @native_primitive
     def primitive(ctx, *args, **kwargs):
+        if "out" in kwargs:
+            return _into_out(primitive, fn, ctx, args, kwargs)
         primals, tangents, found = _split(ctx, args)
         t = ctx._tag
         ans = host_call(t, fn, tuple(primals), kwargs)
         if not found:
             return ans
         out = None
+        n = None
         for i, g in enumerate(tangents):
             if g is None:
                 continue
@@ -95,23 +106,62 @@ def _jvp_primitive(fn, jvps):
                     "%s is not differentiable in argument %d, which carries a derivative; "
                     "make it a constant" % (qualified_name(fn), i + 1)
                 )
+            if type(g) is not float:
+                n, g = _lined_up(g, primals[i], ans, elementwise)
             term = host_call(t, jvp, (g, ans, *primals), kwargs)
-            out = term if out is None else host_call(t, _plus, (out, term))
+            out = term if out is None else _sum(t, out, term, tangents)
         if out is None:
             return ans
-        return Dual(ans, t, out)
+        if n is not None:
+            out = full(out, ans, n, tangents)
+        return make_dual(ans, t, out)
 
     primitive.__qualname__ = primitive.__name__ = "jvp rule of %s" % qualified_name(fn)
     return primitive
+
+
+def _lined_up(g, x, ans, elementwise):
+    n = np.ndim(buffers.primal_of(g)) - np.ndim(buffers.primal_of(x))
+    return n, (align(g, x, ans) if elementwise else g)
+
+
+def _into_out(primitive, fn, ctx, args, kwargs):
+    """``fn(*args, out=target)``: the result computed with its tangent, then written into ``target``."""
+    kwargs = dict(kwargs)
+    target = kwargs.pop("out")
+    if isinstance(target, tuple):
+        if len(target) != 1:
+            raise TypeError(
+                "%s with several out= arrays is not supported while differentiating; "
+                "assign the results instead" % qualified_name(fn)
+            )
+        target = target[0]
+    if target is None:
+        return primitive(ctx, *args, **kwargs)
+    mutation.assign(target, Ellipsis, primitive(ctx, *args, **kwargs))
+    return target
 
 
 def _plus(a, b):
     return a + b
 
 
+def _sum(t, out, term, tangents):
+    """``out + term``: in place when ``out`` is a temporary array of the rule's own."""
+    if (
+        type(out) is np.ndarray and type(term) is np.ndarray and out.base is None
+        and out.flags.writeable and out.shape == np.broadcast_shapes(out.shape, term.shape)
+        and out.dtype == np.result_type(out, term) and not any(out is g for g in tangents)
+    ):
+        return np.add(out, term, out=out)
+    return host_call(t, _plus, (out, term))
+
+
 def _frule_primitive(fn, rule, sequences):
     @native_primitive
     def primitive(ctx, *args, **kwargs):
+        if "out" in kwargs:
+            return _into_out(primitive, fn, ctx, args, kwargs)
         primals, tangents, found = _split(ctx, args)
         for i in sequences:
             if i < len(args):
@@ -132,18 +182,24 @@ def wrap(t, out, tangent):
     if tangent is None:
         return out
     if isinstance(out, tuple) and isinstance(tangent, tuple):
-        return tuple(wrap(t, o, d) for o, d in zip(out, tangent))
-    return Dual(out, t, tangent)
+        items = [wrap(t, o, d) for o, d in zip(out, tangent)]
+        return type(out)(*items) if hasattr(out, "_fields") else tuple(items)
+    return make_dual(out, t, tangent)
 
 
-def defjvp(fn, *jvps, argtypes=None):
-    """Register per-argument tangent rules for ``fn`` (see the module docstring)."""
+def defjvp(fn, *jvps, argtypes=None, elementwise=True):
+    """Register per-argument tangent rules for ``fn`` (see the module docstring).
+
+    ``elementwise`` (the default) says ``fn`` broadcasts its arguments as ufuncs do: a
+    chunked tangent of a lower-rank argument gets unit axes so that it lines up with the
+    result. Give ``elementwise=False`` for a rule that handles shapes itself.
+    """
     if not jvps:
         raise TypeError("defjvp(%s): give one rule per argument (a function, ZERO or None)" % qualified_name(fn))
     for j in jvps:
         if not (j is None or j is ZERO or callable(j)):
             raise TypeError("defjvp(%s): each rule must be a function, ZERO or None, got %r" % (qualified_name(fn), j))
-    ForwardCtx.primitive(fn, argtypes)(_jvp_primitive(fn, jvps))
+    ForwardCtx.primitive(fn, argtypes)(_jvp_primitive(fn, jvps, elementwise))
     return fn
 
 

@@ -87,6 +87,7 @@ class Activation:
     def finish(self):
         """The context's run is over: calls seen from now on run natively."""
         self.alive = False
+        self.entry_frame = None  # the caller's frame: keeping it would keep its locals alive
         if self.tag is not None:
             self.tag.ended(self)
 

@@ -504,9 +504,16 @@ def test_zero_derivative_functions_directly():
     assert D(lambda x: x * math.floor(x), 2.5) == 2.0  # d/dx x * 2 at 2.5
 
 
+ARRAY_OPERATORS = (op.getitem, op.setitem, op.matmul, np.ndarray.astype)  # tested in the array tests
+
+
 def test_completeness_every_registered_rule_is_tested():
-    """A rule added to the tables without an entry in this file's domain table fails here."""
-    registered = {key: fn for key, (fn, entries) in ad.ForwardCtx._own_primitives.items()}
+    """A scalar rule added to the tables without an entry in this file's domain table fails here.
+
+    (Rules for NumPy functions are checked by the array tests.)"""
+    registered = {key: fn for key, (fn, entries) in ad.ForwardCtx._own_primitives.items()
+                  if getattr(fn, "__module__", None) in ("math", "_operator", "operator", "builtins", None)
+                  and not isinstance(fn, np.ufunc) and fn not in ARRAY_OPERATORS}
     tested = {}
     for rule in DIFF_RULES + ZERO_RULES:
         tested[id(rule.fn)] = rule.fn
@@ -1283,14 +1290,14 @@ def test_numpy_int_array_rejects_tagged():
         D(f, 2.0)
 
 
-def test_numpy_reduction_over_tagged_buffer_raises():
+def test_numpy_reduction_over_buffer_holding_a_tangent():
     def f(x):
         buf = np.zeros(2)
         buf[0] = x
+        buf[1] = x * x
         return buf.sum()
 
-    with pytest.raises(TypeError, match="sum"):
-        D(f, 2.0)
+    assert D(f, 2.0) == 5.0
 
 
 @pytest.mark.skipif(sys.version_info < (3, 12), reason="math.nextafter has steps= since Python 3.12")

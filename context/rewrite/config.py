@@ -10,7 +10,7 @@ class RewriteConfig(NamedTuple):
     operators: bool = False
     subscripts: bool = False
     attributes: bool = False
-    handlers: tuple = ()  # (name, function) pairs called directly for subscripts and iteration
+    handlers: tuple = ()  # (name, function) pairs called directly for subscripts, iteration, operators
     callees_at_load: bool = True  # swap a callee right after it is pushed, where the analysis allows
 
 

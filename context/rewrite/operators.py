@@ -142,20 +142,28 @@ def _direct_call(fn, k, loc):
 
 
 def rewrite_direct(items, handlers):
-    """Replace subscripts and iteration with direct calls of the context's handler functions.
+    """Replace subscripts, iteration and operators with direct calls of the context's handlers.
 
     ``handlers`` maps ``getitem(o, key)``, ``setitem(o, key, value)`` and ``iterable(x)``
-    (given what is about to be iterated or unpacked, returns what to iterate) to functions.
+    (given what is about to be iterated or unpacked, returns what to iterate) to functions,
+    and may map the name of a binary operator in ``operator`` (``"add"``, ``"iadd"``,
+    ``"matmul"``, ...) or ``"neg"`` to a function of its operands that computes it.
     """
     handlers = dict(handlers)
     if not handlers:
         return items
     getitem, setitem, iterable = handlers.get("getitem"), handlers.get("setitem"), handlers.get("iterable")
+    neg = handlers.get("neg")
+    binary = [handlers.get(op.__name__) for op in BINARY_OPS]
     out = []
     for item in items:
         name = item.name if isinstance(item, Instr) else None
         loc = item.location if name else None
-        if getitem is not None and name == "BINARY_SUBSCR":
+        if name == "BINARY_OP" and binary[int(item.arg)] is not None:
+            out += _direct_call(binary[int(item.arg)], 2, loc)
+        elif neg is not None and name == "UNARY_NEGATIVE":
+            out += _direct_call(neg, 1, loc)
+        elif getitem is not None and name == "BINARY_SUBSCR":
             out += _direct_call(getitem, 2, loc)
         elif getitem is not None and name == "BINARY_SLICE":
             out += [I("BUILD_SLICE", 2, loc)] + _direct_call(getitem, 2, loc)

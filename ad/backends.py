@@ -1,0 +1,187 @@
+"""Differentiation backends: each provides a pushforward; every derivative follows from it.
+
+``pushforward(f, x, directions)`` returns ``(f(x), [J v for v in directions])`` for an
+array ``x`` and a function ``f`` from arrays to arrays. A new backend subclasses
+``Backend`` and implements only that (see ``docs/ad.md``). The built-in backends:
+
+* ``ForwardMode(chunk=None)``: forward-mode AD on pycassette's contexts, ``chunk``
+  directions per run (``chunk=1``: one plain tangent per run);
+* ``FiniteDifferences(step=None, method="central")``: finite differences, for checks
+  and for functions with no derivative rules;
+* ``HigherOrder(outer, inner)``: ``inner`` for first derivatives, ``outer`` over
+  ``inner`` for second derivatives (a Hessian is the ``outer`` Jacobian of the
+  ``inner`` gradient).
+
+Not engine code: an enclosing derivative differentiates through backends.
+"""
+
+import numpy as np
+
+from . import outputs, runs
+from .inputs import Input
+from .outputs import Output
+
+_AUTO_ARRAY_CHUNK = 16  # directions per run for array inputs when chunk=None
+_AUTO_SCALAR_LIMIT = 8  # scalar/list inputs: up to this many directions, one plain run each
+
+
+class Backend:
+    """Base of differentiation backends: subclasses implement ``pushforward``."""
+
+    def pushforward(self, f, x, directions):
+        """``(f(x), [J v for v in directions])`` for array ``x`` and ``f`` from arrays to arrays."""
+        raise NotImplementedError("%s must implement pushforward(f, x, directions)" % type(self).__name__)
+
+    def first_order(self):
+        """The backend first derivatives use."""
+        return self
+
+    def second_order(self):
+        """``(outer, inner)``: a Hessian is ``outer``'s Jacobian of ``inner``'s gradient."""
+        return self, self
+
+    def run(self, f, inp, directions, who):
+        """``(output, tangents)`` of ``f`` at ``inp`` along ``directions`` (an array
+        ``(m,) + inp.shape``); tangents has shape ``(m,) + output shape``."""
+        forms = []
+
+        def on_arrays(a):
+            out = f(inp.from_array(a))
+            if runs.is_function(out):
+                raise TypeError("%s: the function returned a function; only derivative supports that" % who)
+            forms.append(outputs.form_of(out, who))
+            return np.asarray(out, dtype=float) if isinstance(out, (list, tuple)) else out
+
+        value, tangents = self.pushforward(on_arrays, inp.array(), list(directions))
+        shape = np.shape(value)
+        tangents = np.stack([np.asarray(t) for t in tangents]) if len(tangents) else np.zeros((0,) + shape)
+        if tangents.shape[1:] != shape:
+            raise ValueError(
+                "%s: the backend's pushforward gave tangents of shape %s for a value of shape %s"
+                % (who, tangents.shape[1:], shape)
+            )
+        return outputs.Plain(forms[-1], outputs.rebuild(forms[-1], np.asarray(value)), shape), tangents
+
+
+class ForwardMode(Backend):
+    """Forward-mode AD: ``chunk`` directions per run of the function.
+
+    ``chunk=None`` picks: for array inputs up to 16 directions per run; for a number or a
+    list of up to 8 numbers one plain run per direction (Python floats are fastest
+    alone), more numbers in chunks of up to 16.
+    """
+
+    def __init__(self, chunk=None):
+        if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1):
+            raise ValueError("ForwardMode: chunk must be a positive int or None, got %r" % (chunk,))
+        self.chunk = chunk
+
+    def __repr__(self):
+        return "ForwardMode(chunk=%r)" % (self.chunk,)
+
+    def chunk_for(self, inp, m):
+        """Directions per run for ``m`` directions at input ``inp``."""
+        if self.chunk is not None:
+            return min(self.chunk, max(m, 1))
+        if inp.kind != "array" and m <= _AUTO_SCALAR_LIMIT:
+            return 1
+        return min(_AUTO_ARRAY_CHUNK, max(m, 1))
+
+    def run(self, f, inp, directions, who):
+        m = len(directions)
+        k = self.chunk_for(inp, m)
+        output = None
+        parts = []
+        for start in range(0, max(m, 1), k):
+            block = directions[start:start + k]
+            ctx = runs.start(f)
+            if k == 1:
+                arg = inp.seeded(ctx, block[0] if m else np.zeros(inp.shape))
+                output = Output(runs.run(ctx, f, (arg,)), ctx, 0, who)
+                parts.append(output.tangents(0))
+            else:
+                arg = inp.seeded(ctx, block)
+                output = Output(runs.run(ctx, f, (arg,)), ctx, len(block), who)
+                parts.append(output.tangents(len(block)))
+        tangents = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        return output, tangents[:m]
+
+    def pushforward(self, f, x, directions):
+        inp = Input(x, "pushforward")
+        output, tangents = self.run(f, inp, np.asarray(directions).reshape((len(directions),) + inp.shape),
+                                    "pushforward")
+        return output.value, list(tangents)
+
+
+class FiniteDifferences(Backend):
+    """Finite differences: ``method`` ``"central"`` (default, error O(h^2)) or ``"forward"``
+    (O(h), one run per direction). ``step`` is the step along a unit direction; by default
+    ``eps**(1/3)`` (central) or ``eps**(1/2)`` (forward) times ``max(1, max|x|)``."""
+
+    def __init__(self, step=None, method="central"):
+        if method not in ("central", "forward"):
+            raise ValueError("FiniteDifferences: method must be 'central' or 'forward', got %r" % (method,))
+        if step is not None and not (isinstance(step, (int, float)) and step > 0):
+            raise ValueError("FiniteDifferences: step must be a positive number or None, got %r" % (step,))
+        self.step = step
+        self.method = method
+
+    def __repr__(self):
+        return "FiniteDifferences(step=%r, method=%r)" % (self.step, self.method)
+
+    def pushforward(self, f, x, directions):
+        x = np.asarray(x, dtype=float)
+        value = f(x)
+        eps = np.finfo(float).eps
+        scale = max(1.0, float(np.max(np.abs(x)))) if x.size else 1.0
+        base = self.step or (eps ** (1 / 3) if self.method == "central" else eps ** 0.5) * scale
+        out = []
+        for v in directions:
+            v = np.asarray(v, dtype=float)
+            size = float(np.max(np.abs(v))) if v.size else 0.0
+            if size == 0.0:
+                out.append(np.zeros(np.shape(value)))
+                continue
+            h = base / size
+            if self.method == "central":
+                out.append((np.asarray(f(x + h * v)) - np.asarray(f(x - h * v))) / (2 * h))
+            else:
+                out.append((np.asarray(f(x + h * v)) - np.asarray(value)) / h)
+        return value, out
+
+
+class HigherOrder(Backend):
+    """``inner`` for first derivatives; Hessians as ``outer``'s Jacobian of ``inner``'s gradient."""
+
+    def __init__(self, outer, inner):
+        for name, b in (("outer", outer), ("inner", inner)):
+            if not isinstance(b, Backend):
+                raise TypeError("HigherOrder: %s must be a backend (ad.ForwardMode(), ...), got %r" % (name, b))
+        self.outer, self.inner = outer, inner
+
+    def __repr__(self):
+        return "HigherOrder(%r, %r)" % (self.outer, self.inner)
+
+    def pushforward(self, f, x, directions):
+        return self.inner.pushforward(f, x, directions)
+
+    def run(self, f, inp, directions, who):
+        return self.inner.first_order().run(f, inp, directions, who)
+
+    def first_order(self):
+        return self.inner.first_order()
+
+    def second_order(self):
+        return self.outer.first_order(), self.inner.first_order()
+
+
+def check_backend(backend, who):
+    """``backend``, or the default ``ForwardMode()`` for None; anything else is an error."""
+    if backend is None:
+        return ForwardMode()
+    if not isinstance(backend, Backend):
+        raise TypeError(
+            "%s: backend must be an ad backend (ad.ForwardMode(), ad.FiniteDifferences(), "
+            "ad.HigherOrder(outer, inner)), got %r" % (who, backend)
+        )
+    return backend

@@ -1,0 +1,183 @@
+"""Tangents of plain NumPy buffers that differentiated code writes into.
+
+A buffer made anywhere (inside the function or outside it) cannot become a ``DualArray``:
+the caller holds the array itself. When a value carrying a tangent is written into it,
+the tangent goes into *shadow memory*: an array of the same layout, one per buffer and
+AD run (tag), kept aside and found again from any view of the buffer by the view's
+address and strides. Elements never written with a tangent hold zero in the shadow,
+which is exact: they are constants of the run. ``lift(a)`` turns a buffer with shadow
+memory into a ``DualArray`` whose tangent is a view of the shadow, so rules see it as
+any other value being differentiated.
+"""
+
+import weakref
+
+import numpy as np
+
+from context.resolve import declare_engine_code
+from context.tagging.values import Tagged, live
+
+from .dualarray import make_dual
+from .tangents import lead_axes
+
+declare_engine_code(__file__)
+
+ndarray = np.ndarray
+_shadows = {}  # id(root buffer) -> {tag: (flat shadow memory, chunk shape)}
+
+
+def _root(a):
+    while isinstance(a.base, ndarray):
+        a = a.base
+    return a
+
+
+def _address(a):
+    return a.__array_interface__["data"][0]
+
+
+def _entries(root, create=False):
+    key = id(root)
+    entries = _shadows.get(key)
+    if entries is None and create:
+        entries = _shadows[key] = {}
+        weakref.finalize(root, _shadows.pop, key, None)
+    return entries
+
+
+def live_tags(a):
+    """The live tags whose shadow memory ``a``'s buffer has, oldest first (dead ones are dropped)."""
+    entries = _shadows.get(id(_root(a)))
+    if not entries:
+        return ()
+    for t in [t for t in entries if t.finished]:
+        del entries[t]
+    return sorted(entries, key=lambda t: t.serial)
+
+
+def has_shadow(a):
+    """Whether ndarray ``a`` shares memory that holds tangents of a live AD run."""
+    entries = _shadows.get(id(_root(a)))
+    return bool(entries) and bool(live_tags(a))
+
+
+def _view(flat, chunk, root, a):
+    """The part of shadow memory ``flat`` that mirrors view ``a`` of ``root``: shape ``chunk + a.shape``."""
+    size = root.itemsize
+    if a.dtype != root.dtype:
+        raise TypeError(
+            "a view of a buffer with another dtype (%s of %s) cannot carry tangents; "
+            "copy it first with .astype()" % (a.dtype, root.dtype)
+        )
+    offset = (_address(a) - _address(root)) // size
+    width = flat.itemsize
+    strides = flat.strides[:-1] + tuple(s // size * width for s in a.strides)
+    # an ndarray over flat's memory: its base is flat, so views of views find the same shadow root
+    return np.ndarray(chunk + a.shape, dtype=flat.dtype, buffer=flat, offset=offset * width, strides=strides)
+
+
+def shadow(a, t):
+    """The tangent of buffer view ``a`` for tag ``t`` (a view of the shadow memory), or None."""
+    root = _root(a)
+    entries = _shadows.get(id(root))
+    entry = entries.get(t) if entries else None
+    if entry is None:
+        return None
+    return _view(entry[0], entry[1], root, a)
+
+
+def _ensure(a, t, chunk, dtype):
+    root = _root(a)
+    entries = _entries(root, create=True)
+    entry = entries.get(t)
+    if entry is None:
+        if not (root.flags.c_contiguous or root.flags.f_contiguous):
+            raise TypeError(
+                "writing a value being differentiated into a view of a non-contiguous buffer: its "
+                "tangent has nowhere to go; make the buffer with np.empty/np.zeros (or copy it) first"
+            )
+        flat = np.zeros(tuple(chunk) + (root.size,), dtype=np.result_type(root.dtype, dtype))
+        entry = entries[t] = (flat, tuple(chunk))
+    elif entry[1] != tuple(chunk):
+        raise ValueError(
+            "tangents with %d directions written into a buffer holding tangents with %d"
+            % (chunk[0] if chunk else 1, entry[1][0] if entry[1] else 1)
+        )
+    return _view(entry[0], entry[1], root, a)
+
+
+def lift(a, below=None):
+    """Buffer ``a`` as a ``DualArray`` (one layer per live tag with shadow memory), or ``a`` itself.
+
+    ``below`` limits the layers to tags older than it (the layers under that tag's).
+    """
+    tags = live_tags(a)
+    if below is not None:
+        tags = [t for t in tags if t.serial < below.serial]
+    if not tags:
+        return a
+    t = tags[-1]
+    return make_dual(lift(a, t), t, lift(shadow(a, t)))
+
+
+def primal_of(x):
+    while isinstance(x, Tagged):
+        x = x.value
+    return x
+
+
+def chunk_of(value, meta):
+    """The chunk shape of tangent ``meta`` of ``value`` (``()`` or ``(k,)``), through any tag layers."""
+    meta = primal_of(meta)
+    return np.shape(meta)[: np.ndim(meta) - np.ndim(primal_of(value))]
+
+
+def fit(g, target_ndim, n):
+    """Tangent ``g`` (``n`` chunk axes) with unit axes after the chunk axes, to broadcast into a
+    target of ``target_ndim`` axes (assignment aligns trailing axes; the chunk axis stays first)."""
+    shape = np.shape(primal_of(g))
+    missing = target_ndim - len(shape)
+    if n and missing > 0:
+        return g.reshape(shape[:n] + (1,) * missing + shape[n:])
+    return g
+
+
+def key_tuple(key):
+    return key if isinstance(key, tuple) else (key,)
+
+
+def write(a, key, value, below=None):
+    """``a[key] = value`` for a plain ndarray ``a``, keeping tangents in shadow memory.
+
+    With ``below`` (a tag), only the layers of tags older than it are written: the
+    caller handles that tag's own layer and the newer ones.
+    """
+    value = live(value)
+    if type(value) is ndarray and has_shadow(value):
+        value = lift(value, below)
+    tags = [t for t in live_tags(a) if below is None or t.serial < below.serial]
+    if not isinstance(value, Tagged):
+        a[key] = value
+        _zero(a, key, tags)
+        return
+    if a.dtype.kind not in "fc":
+        raise TypeError(
+            "writing a value being differentiated into an array of dtype %s would drop its tangent; "
+            "only float and complex arrays can hold one (make the buffer with dtype=float)" % a.dtype
+        )
+    t = value.tag
+    _zero(a, key, [u for u in tags if u.serial > t.serial])
+    write(a, key, value.value, below=t)  # the layers below this tag's
+    chunk = chunk_of(value.value, value.meta)
+    s = _ensure(a, t, chunk, np.result_type(primal_of(value.meta)))
+    n = len(chunk)
+    meta = value.meta
+    if n:
+        meta = fit(meta, np.ndim(a[key]) + n, n)
+    write(s, lead_axes(n) + key_tuple(key), meta)
+
+
+def _zero(a, key, tags):
+    for t in tags:
+        s = shadow(a, t)
+        s[lead_axes(s.ndim - a.ndim) + key_tuple(key)] = 0

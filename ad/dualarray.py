@@ -1,0 +1,220 @@
+"""``DualArray``: a NumPy array being differentiated (primal ``value``, tangent ``meta``).
+
+The tangent has the array's shape, or a chunk axis of ``k`` directions before it. Its
+operators, methods and attributes are those of an ndarray, each computed by the rule of
+the matching NumPy function (``a * b`` is ``np.multiply``, ``a.sum()`` is ``np.sum``).
+Writes (``a[i] = v``, ``a += v``) change the value and the tangent in place, so views
+of it see them. Native code cannot read it: ``np.asarray`` outside a derivative raises
+rather than return bare numbers.
+"""
+
+import operator
+
+import numpy as np
+
+from context.resolve import declare_engine_code
+from context.tagging import Tagged, dispatch
+from context.tagging.operators import MetadataLossError
+from context.tagging.values import primal
+
+from .dual import Dual
+
+declare_engine_code(__file__)
+
+ndarray = np.ndarray
+
+
+def make_dual(value, tag, tangent):
+    """The tagged value for primal ``value``: a ``DualArray`` for arrays, else a ``Dual``."""
+    if type(value) is ndarray or (type(value) is not float and isinstance(primal(value), ndarray)):
+        return DualArray(value, tag, tangent)
+    return Dual(value, tag, tangent)
+
+
+def _binary(fn):
+    def method(a, b):
+        return dispatch(fn, (a, b))
+
+    def reflected(a, b):
+        return dispatch(fn, (b, a))
+
+    def inplace(a, b):
+        from .mutation import assign
+
+        assign(a, Ellipsis, dispatch(fn, (a, b)))
+        return a
+
+    method.__name__ = reflected.__name__ = inplace.__name__ = fn.__name__
+    return method, reflected, inplace
+
+
+def _unary(fn):
+    def method(a):
+        return dispatch(fn, (a,))
+
+    method.__name__ = fn.__name__
+    return method
+
+
+def _method(fn):
+    def method(self, *args, **kwargs):
+        return dispatch(fn, (self,) + args, kwargs)
+
+    method.__name__ = fn.__name__
+    method.__doc__ = "``np.%s`` of this array, differentiated." % fn.__name__
+    return method
+
+
+class DualArray(Dual):
+    """An ndarray ``value`` with tangent ``meta`` (same shape, or a chunk axis first)."""
+
+    __slots__ = ()
+
+    shape = property(lambda self: primal(self).shape)
+    ndim = property(lambda self: primal(self).ndim)
+    size = property(lambda self: primal(self).size)
+    dtype = property(lambda self: primal(self).dtype)
+    T = property(lambda self: dispatch(np.transpose, (self,)))
+    real = property(lambda self: dispatch(np.real, (self,)))
+    imag = property(lambda self: dispatch(np.imag, (self,)))
+
+    def __len__(self):
+        return len(primal(self))
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __getitem__(self, key):
+        return dispatch(operator.getitem, (self, key))
+
+    def __setitem__(self, key, value):
+        from .mutation import assign
+
+        assign(self, key, value)
+
+    def __array__(self, dtype=None, copy=None):
+        if not self.tag.finished:
+            raise MetadataLossError(
+                "native code asked for the numbers of an array being differentiated: its tangent "
+                "would be dropped; the function that did so needs a derivative rule (@ad.frule)"
+            )
+        return np.asarray(self.value, dtype=dtype)
+
+    def __repr__(self):
+        return "DualArray(%r, tag=#%d, tangent=%r)" % (self.value, self.tag.serial, self.meta)
+
+    def __hash__(self):
+        raise TypeError("unhashable type: 'DualArray'")
+
+    def __bool__(self):
+        return bool(primal(self))
+
+    def __matmul__(a, b):
+        return dispatch(np.matmul, (a, b))
+
+    def __rmatmul__(a, b):
+        return dispatch(np.matmul, (b, a))
+
+    def __imatmul__(a, b):
+        from .mutation import assign
+
+        assign(a, Ellipsis, dispatch(np.matmul, (a, b)))
+        return a
+
+    def __pow__(a, b, mod=None):
+        if mod is not None:
+            return dispatch(pow, (a, b, mod))
+        return dispatch(np.power, (a, b))
+
+    def __rpow__(a, b):
+        return dispatch(np.power, (b, a))
+
+    def __ipow__(a, b):
+        from .mutation import assign
+
+        assign(a, Ellipsis, dispatch(np.power, (a, b)))
+        return a
+
+    def __divmod__(a, b):
+        return dispatch(np.divmod, (a, b))
+
+    def __rdivmod__(a, b):
+        return dispatch(np.divmod, (b, a))
+
+    __neg__ = _unary(np.negative)
+    __pos__ = _unary(np.positive)
+    __abs__ = _unary(np.absolute)
+    __lt__ = _binary(np.less)[0]
+    __le__ = _binary(np.less_equal)[0]
+    __gt__ = _binary(np.greater)[0]
+    __ge__ = _binary(np.greater_equal)[0]
+    __eq__ = _binary(np.equal)[0]
+    __ne__ = _binary(np.not_equal)[0]
+
+    def item(self, *args):
+        """The element at ``args`` (or the only one) as a scalar being differentiated."""
+        if not args:
+            if self.size != 1:
+                raise ValueError("can only convert an array of size 1 to a Python scalar")
+            args = (0,) * self.ndim
+        elif len(args) == 1 and not isinstance(args[0], tuple):
+            args = np.unravel_index(args[0], self.shape)
+        return self[tuple(args) if len(args) != 1 else args[0]]
+
+    def tolist(self):
+        """Nested lists of the elements, each a scalar being differentiated."""
+        if self.ndim == 0:
+            return self.item()
+        return [row.tolist() if self.ndim > 1 else row for row in self]
+
+    def flatten(self, order="C"):
+        return dispatch(np.ravel, (self, order)).copy()
+
+    def fill(self, value):
+        from .mutation import assign
+
+        assign(self, Ellipsis, value)
+
+    def sort(self, axis=-1, kind=None, order=None):
+        from .mutation import assign
+
+        assign(self, Ellipsis, dispatch(np.sort, (self, axis, kind, order)))
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        return dispatch(np.transpose, (self, axes or None))
+
+    def reshape(self, *shape, **kwargs):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = shape[0]
+        return dispatch(np.reshape, (self, tuple(shape)), kwargs)
+
+    def astype(self, dtype, *args, **kwargs):
+        return dispatch(ndarray.astype, (self, dtype) + args, kwargs)
+
+    def copy(self, order="C"):
+        return dispatch(np.copy, (self, order))
+
+    def conj(self):
+        return dispatch(np.conjugate, (self,))
+
+    conjugate = conj
+
+
+for _name, _fn in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("truediv", np.true_divide),
+                   ("floordiv", np.floor_divide), ("mod", np.remainder), ("and", np.bitwise_and),
+                   ("or", np.bitwise_or), ("xor", np.bitwise_xor), ("lshift", np.left_shift),
+                   ("rshift", np.right_shift)]:
+    _m, _r, _i = _binary(_fn)
+    setattr(DualArray, "__%s__" % _name, _m)
+    setattr(DualArray, "__r%s__" % _name, _r)
+    setattr(DualArray, "__i%s__" % _name, _i)
+
+for _fn in (np.sum, np.mean, np.prod, np.max, np.min, np.cumsum, np.cumprod, np.var, np.std, np.dot,
+            np.ravel, np.squeeze, np.clip, np.argmax, np.argmin, np.argsort, np.swapaxes, np.diagonal,
+            np.trace, np.nonzero, np.all, np.any, np.round, np.repeat, np.take, np.searchsorted,
+            np.ptp, np.cumsum):
+    setattr(DualArray, _fn.__name__, _method(_fn))
+DualArray.round = _method(np.round)

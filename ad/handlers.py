@@ -1,0 +1,142 @@
+"""What rewritten code calls, under forward AD, for subscripts, iteration and operators,
+and the native guard of the AD context.
+
+They extend the tagging context's handlers to plain NumPy buffers holding tangents in
+shadow memory (see ``buffers``): such a buffer is read, iterated, used as an operand or
+passed to a native as the ``DualArray`` it stands for, and written in place, tangent
+included (``buf[i] = t``, ``buf += t``).
+"""
+
+import operator
+
+import numpy as np
+
+from context.resolve import declare_engine_code
+from context.rewrite.operators import BINARY_OPS
+from context.tagging import Tagged, dispatch
+from context.tagging.dispatch import qualified_name
+from context.tagging.guard import NativeGuard
+
+from . import buffers
+from .dualarray import DualArray
+from .mutation import assign
+
+declare_engine_code(__file__)
+
+ndarray = np.ndarray
+has_shadow = buffers.has_shadow
+lift = buffers.lift
+
+
+def getitem(obj, key):
+    """``obj[key]``."""
+    kind = type(obj)
+    if (kind is list or kind is tuple) and type(key) is int:
+        return obj[key]
+    if kind is ndarray:
+        if has_shadow(obj):
+            return dispatch(operator.getitem, (lift(obj), key))
+        return obj[key]
+    if isinstance(key, Tagged) or isinstance(obj, Tagged):
+        return dispatch(operator.getitem, (obj, key))
+    return obj[key]
+
+
+def setitem(obj, key, value):
+    """``obj[key] = value``."""
+    if (type(obj) is ndarray and obj.dtype != object) or isinstance(obj, DualArray):
+        assign(obj, key, value)
+    elif isinstance(key, Tagged) or isinstance(obj, Tagged):
+        dispatch(operator.setitem, (obj, key, value))
+    else:
+        obj[key] = value
+
+
+def iterable(x):
+    """What a loop or an unpacking iterates instead of ``x``."""
+    if type(x) is ndarray and has_shadow(x):
+        return lift(x)
+    return x
+
+
+_SYMBOLS = {"add": "+", "and_": "&", "floordiv": "//", "lshift": "<<", "matmul": "@", "mul": "*", "mod": "%",
+            "or_": "|", "pow": "**", "rshift": ">>", "sub": "-", "truediv": "/", "xor": "^"}
+_TEMPLATE = """
+def handler(a, b):
+    if type(a) is ndarray and has_shadow(a):
+        a = lift(a)
+    if type(b) is ndarray and has_shadow(b):
+        b = lift(b)
+    return a %s b
+"""
+
+
+def _binary(op):
+    # written out with the operator itself: this runs for every arithmetic operation in
+    # differentiated code, and the specialized instruction is much cheaper than operator.add
+    namespace = {"ndarray": ndarray, "has_shadow": has_shadow, "lift": lift}
+    exec(compile(_TEMPLATE % _SYMBOLS[op.__name__], __file__, "exec"), namespace)
+    handler = namespace["handler"]
+    handler.__name__ = handler.__qualname__ = op.__name__
+    return handler
+
+
+def _inplace(iop, op):
+    def handler(a, b):
+        if type(a) is ndarray and (
+            isinstance(b, Tagged) or has_shadow(a) or (type(b) is ndarray and has_shadow(b))
+        ):
+            assign(a, Ellipsis, op(lift(a), lift(b) if type(b) is ndarray else b))
+            return a
+        return iop(a, b)
+
+    handler.__name__ = iop.__name__
+    return handler
+
+
+def neg(a):
+    """``-a``."""
+    if type(a) is ndarray and has_shadow(a):
+        a = lift(a)
+    return -a
+
+
+def handlers():
+    """The implicit handlers of the AD context."""
+    table = {"getitem": getitem, "setitem": setitem, "iterable": iterable, "neg": neg}
+    plain = BINARY_OPS[:13]
+    for op, iop in zip(plain, BINARY_OPS[13:]):
+        table[op.__name__] = _binary(op)
+        table[iop.__name__] = _inplace(iop, op)
+    return table
+
+
+class ForwardGuard(NativeGuard):
+    """The tagging guard, with buffers holding tangents seen as the ``DualArray`` they stand for."""
+
+    def call(self, f, args, kwargs, run=None):
+        owner = getattr(f, "__self__", None)
+        if type(owner) is ndarray and has_shadow(owner):
+            name = getattr(f, "__name__", None)
+            method = getattr(DualArray, name, None) if isinstance(name, str) else None
+            if method is None:
+                raise TypeError(
+                    "ndarray.%s was called on a buffer holding tangents and has no derivative rule; "
+                    "call the matching NumPy function instead, or copy the values with np.copy" % name
+                )
+            return method(lift(owner), *args, **kwargs)
+        if any(type(a) is ndarray and has_shadow(a) for a in args):
+            args = tuple(lift(a) if type(a) is ndarray else a for a in args)
+        result = NativeGuard.call(self, f, args, kwargs, run)
+        if type(result) is ndarray and result.dtype == object and not self.transparent(f, owner):
+            if any(isinstance(e, Tagged) for e in result.flat):
+                name = qualified_name(f)
+                raise TypeError(
+                    "%s made an array of Python objects holding values being differentiated: NumPy "
+                    "would compute on it without derivative rules; build the array with np.array "
+                    "or np.stack, or give %s a rule" % (name, name)
+                )
+        return result
+
+
+GUARD = ForwardGuard()

@@ -1,0 +1,106 @@
+"""What derivatives are taken with respect to: a real number, a list or tuple of them, or a
+float array of any shape, seen by backends as one array of ``shape``.
+
+Not engine code: an enclosing derivative differentiates through it.
+"""
+
+import numbers
+
+import numpy as np
+
+from . import runs
+
+
+def _real(x, who, name):
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError("%s: %s must be a real number, got %s %r" % (who, name, type(x).__name__, x))
+    if runs.is_tagged(x):
+        return x
+    return float(x)
+
+
+class Input:
+    """The input of a derivative: its kind (``scalar``, ``list``, ``tuple``, ``array``) and shape."""
+
+    def __init__(self, x, who, name="x"):
+        self.who = who
+        if isinstance(x, np.ndarray):
+            if x.dtype.kind not in "fc":
+                raise TypeError(
+                    "%s: %s has dtype %s; derivatives need a float array (pass %s.astype(float))"
+                    % (who, name, x.dtype, name)
+                )
+            self.kind, self.value, self.shape = "array", x, x.shape
+        elif isinstance(x, (list, tuple)):
+            self.kind = "tuple" if isinstance(x, tuple) else "list"
+            self.value = [_real(e, who, "%s[%d]" % (name, i)) for i, e in enumerate(x)]
+            self.shape = (len(self.value),)
+        else:
+            try:
+                self.value = _real(x, who, name)
+            except TypeError:
+                raise TypeError(
+                    "%s: %s must be a real number, a list or tuple of them, or a float array; got %s"
+                    % (who, name, type(x).__name__)
+                ) from None
+            self.kind, self.shape = "scalar", ()
+        self.size = int(np.prod(self.shape))
+
+    def directions(self, v, name="v"):
+        """``v`` (shaped like the input) as one direction: an array of the input's shape."""
+        other = Input(v, self.who, name)
+        if other.shape != self.shape:
+            raise ValueError(
+                "%s: %s has shape %s but x has shape %s; they must match" % (self.who, name, other.shape, self.shape)
+            )
+        return other.array()
+
+    def array(self):
+        """The input as an array (tagged by enclosing derivatives where it is)."""
+        if self.kind == "array":
+            return self.value
+        if self.kind == "scalar":
+            return np.array(self.value)
+        return np.array(self.value) if self.value else np.zeros(0)
+
+    def basis(self):
+        """The unit directions, one per element: shape ``(size,) + shape``."""
+        return np.eye(self.size).reshape((self.size,) + self.shape)
+
+    def seeded(self, ctx, seeds):
+        """The input in its own form, carrying ``seeds`` for ``ctx``: one direction (shaped like
+        the input) when ``seeds`` has the input's rank, else a chunk (one more axis, first)."""
+        chunked = np.ndim(seeds) > len(self.shape)
+        if self.kind == "array":
+            return runs.seed(ctx, self.value, seeds)
+        if self.kind == "scalar":
+            return runs.seed(ctx, self.value, seeds if chunked else float(seeds))
+        items = [
+            runs.seed(ctx, e, seeds[:, i] if chunked else float(seeds[i])) for i, e in enumerate(self.value)
+        ]
+        return tuple(items) if self.kind == "tuple" else items
+
+    def from_array(self, a):
+        """An array of the input's shape in the input's own form (to call ``f`` with)."""
+        if self.kind == "array":
+            return a
+        if self.kind == "scalar":
+            return a[()]
+        items = [a[i] for i in range(self.size)]
+        return tuple(items) if self.kind == "tuple" else items
+
+    def like(self, a):
+        """An array of the input's shape returned in the input's form (a gradient, an hvp)."""
+        if self.kind == "array":
+            return a
+        if self.kind == "scalar":
+            return _number(a[()])
+        items = [_number(a[i]) for i in range(self.size)]
+        return tuple(items) if self.kind == "tuple" else items
+
+
+def _number(x):
+    """A plain element becomes a Python float; tagged ones (nested derivatives) stay."""
+    if runs.is_tagged(x):
+        return x
+    return float(x)

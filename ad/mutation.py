@@ -1,0 +1,68 @@
+"""Writes into arrays during differentiation: ``a[key] = value`` with its tangent.
+
+The target is a ``DualArray`` (its value and tangent are written in place, so its views
+see the change) or a plain buffer (the tangent goes to shadow memory, see ``buffers``).
+A constant written over part of an array makes that part's tangent exactly zero.
+"""
+
+import operator
+
+import numpy as np
+
+from context.resolve import declare_engine_code
+from context.tagging import Tagged, dispatch
+from context.tagging.values import live
+
+from . import buffers
+from .dualarray import DualArray
+from .tangents import lead_axes
+
+declare_engine_code(__file__)
+
+ndarray = np.ndarray
+
+
+def _lifted(x, below):
+    x = live(x)
+    if type(x) is ndarray and buffers.has_shadow(x):
+        return buffers.lift(x, below)
+    return x
+
+
+def assign(target, key, value, below=None):
+    """``target[key] = value`` where ``target`` is an ndarray or a ``DualArray``.
+
+    With ``below`` (a tag), ``value``'s layers of that tag and newer are left to the caller.
+    """
+    target = live(target)
+    value = _lifted(value, below)
+    if type(target) is ndarray:
+        return buffers.write(target, key, value, below)
+    if not isinstance(target, DualArray):
+        target[key] = value
+        return None
+    t = target.tag
+    if isinstance(value, Tagged) and value.tag is not t and value.tag.serial > t.serial:
+        raise TypeError(
+            "writing a value of an inner derivative into an array of an outer one: the array cannot "
+            "take the inner tangent; create the array inside the inner function"
+        )
+    mine = isinstance(value, Tagged) and value.tag is t
+    assign(target.value, key, value.value if mine else value, below=t)
+    n = np.ndim(buffers.primal_of(target.meta)) - np.ndim(buffers.primal_of(target.value))
+    where = lead_axes(n) + buffers.key_tuple(key)
+    if not mine:
+        assign(target.meta, where, 0.0)
+        return None
+    meta = value.meta
+    if n:
+        meta = buffers.fit(meta, np.ndim(buffers.primal_of(target.value)[key]) + n, n)
+    assign(target.meta, where, meta)
+    return None
+
+
+def read(a, key):
+    """``a[key]`` for a plain ndarray: a ``DualArray``/``Dual`` where its buffer holds tangents."""
+    if buffers.has_shadow(a):
+        return dispatch(operator.getitem, (buffers.lift(a), key))
+    return a[key]

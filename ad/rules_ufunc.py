@@ -1,0 +1,107 @@
+"""Derivative rules for NumPy's ufuncs: every differentiable one, elementwise.
+
+Each entry gives the tangent contribution of one argument (``g`` its tangent, ``ans``
+the result). Arguments broadcast as the ufunc broadcasts them (``defjvp`` lines up
+chunked tangents). Piecewise-constant ufuncs (rounding, ``sign``, predicates,
+comparisons) have zero derivative and return untagged results. Integer-only ufuncs
+(bitwise operations, ``gcd``, shifts) have no rule: a value being differentiated
+reaching one is an error naming it.
+
+Conventions, as in the scalar rules: ``abs`` at 0 has derivative 0; ``maximum`` and
+``minimum`` at a tie take the first argument's derivative; ``fmax``/``fmin`` take the
+argument they return when the other is NaN.
+"""
+
+import numpy as np
+
+from .forward import ZERO, defjvp, defzero, frule
+
+_LN2, _LN10 = np.log(2.0), np.log(10.0)
+_DEG = np.pi / 180.0
+
+
+def _y_pow_deriv(g, ans, x, y):
+    # d/dy x**y = log(x) x**y; where x == 0 and y > 0 the result is 0 with derivative 0
+    logx = np.log(np.where(x == 0, 1.0, x)) if np.ndim(x) else (np.log(x) if x != 0 else 0.0)
+    return g * logx * ans
+
+
+defjvp(np.negative, lambda g, ans, x: -g)
+defjvp(np.positive, lambda g, ans, x: g)
+defjvp(np.absolute, lambda g, ans, x: g * np.sign(x))
+defjvp(np.fabs, lambda g, ans, x: g * np.sign(x))
+defjvp(np.sqrt, lambda g, ans, x: g / (2 * ans))
+defjvp(np.cbrt, lambda g, ans, x: g / (3 * ans * ans))
+defjvp(np.square, lambda g, ans, x: 2 * g * x)
+defjvp(np.reciprocal, lambda g, ans, x: -g * ans * ans)
+defjvp(np.exp, lambda g, ans, x: g * ans)
+defjvp(np.exp2, lambda g, ans, x: g * ans * _LN2)
+defjvp(np.expm1, lambda g, ans, x: g * (ans + 1))
+defjvp(np.log, lambda g, ans, x: g / x)
+defjvp(np.log2, lambda g, ans, x: g / (x * _LN2))
+defjvp(np.log10, lambda g, ans, x: g / (x * _LN10))
+defjvp(np.log1p, lambda g, ans, x: g / (1 + x))
+defjvp(np.sin, lambda g, ans, x: g * np.cos(x))
+defjvp(np.cos, lambda g, ans, x: -g * np.sin(x))
+defjvp(np.tan, lambda g, ans, x: g * (1 + ans * ans))
+defjvp(np.arcsin, lambda g, ans, x: g / np.sqrt(1 - x * x))
+defjvp(np.arccos, lambda g, ans, x: -g / np.sqrt(1 - x * x))
+defjvp(np.arctan, lambda g, ans, x: g / (1 + x * x))
+defjvp(np.sinh, lambda g, ans, x: g * np.cosh(x))
+defjvp(np.cosh, lambda g, ans, x: g * np.sinh(x))
+defjvp(np.tanh, lambda g, ans, x: g * (1 - ans * ans))
+defjvp(np.arcsinh, lambda g, ans, x: g / np.sqrt(x * x + 1))
+defjvp(np.arccosh, lambda g, ans, x: g / np.sqrt(x * x - 1))
+defjvp(np.arctanh, lambda g, ans, x: g / (1 - x * x))
+defjvp(np.deg2rad, lambda g, ans, x: g * _DEG)
+defjvp(np.radians, lambda g, ans, x: g * _DEG)
+defjvp(np.rad2deg, lambda g, ans, x: g / _DEG)
+defjvp(np.degrees, lambda g, ans, x: g / _DEG)
+defjvp(np.conjugate, lambda g, ans, x: np.conjugate(g))
+
+defjvp(np.add, lambda g, ans, x, y: g, lambda g, ans, x, y: g)
+defjvp(np.subtract, lambda g, ans, x, y: g, lambda g, ans, x, y: -g)
+defjvp(np.multiply, lambda g, ans, x, y: g * y, lambda g, ans, x, y: x * g)
+defjvp(np.true_divide, lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ans / y)
+defjvp(np.power, lambda g, ans, x, y: g * y * x ** (y - 1), _y_pow_deriv)
+defjvp(np.float_power, lambda g, ans, x, y: g * y * np.float_power(x, y - 1), _y_pow_deriv)
+defjvp(np.arctan2, lambda g, ans, y, x: g * x / (x * x + y * y), lambda g, ans, y, x: -g * y / (x * x + y * y))
+defjvp(np.hypot, lambda g, ans, x, y: g * x / ans, lambda g, ans, x, y: g * y / ans)
+defjvp(np.logaddexp, lambda g, ans, x, y: g * np.exp(x - ans), lambda g, ans, x, y: g * np.exp(y - ans))
+defjvp(np.logaddexp2, lambda g, ans, x, y: g * np.exp2(x - ans), lambda g, ans, x, y: g * np.exp2(y - ans))
+defjvp(np.maximum, lambda g, ans, x, y: g * (x >= y), lambda g, ans, x, y: g * (x < y))
+defjvp(np.minimum, lambda g, ans, x, y: g * (x <= y), lambda g, ans, x, y: g * (x > y))
+defjvp(np.fmax, lambda g, ans, x, y: g * ((x >= y) | np.isnan(y)), lambda g, ans, x, y: g * ((x < y) | np.isnan(x)))
+defjvp(np.fmin, lambda g, ans, x, y: g * ((x <= y) | np.isnan(y)), lambda g, ans, x, y: g * ((x > y) | np.isnan(x)))
+defjvp(np.remainder, lambda g, ans, x, y: g, lambda g, ans, x, y: -g * np.floor_divide(x, y))
+defjvp(np.fmod, lambda g, ans, x, y: g, lambda g, ans, x, y: -g * np.trunc(x / y))
+defjvp(np.copysign, lambda g, ans, x, y: g * np.sign(x) * np.sign(ans), ZERO)
+defjvp(np.ldexp, lambda g, ans, x, y: g * np.exp2(y), None)
+defjvp(np.nextafter, lambda g, ans, x, y: g, ZERO)
+
+defzero(
+    np.sign, np.floor, np.ceil, np.trunc, np.rint, np.floor_divide, np.heaviside, np.signbit,
+    np.spacing, np.isfinite, np.isinf, np.isnan, np.equal, np.not_equal, np.less, np.less_equal,
+    np.greater, np.greater_equal, np.logical_and, np.logical_or, np.logical_xor, np.logical_not,
+)
+
+
+@frule(np.divmod)
+def _divmod(primals, tangents, **kwargs):
+    x, y = primals
+    dx, dy = tangents
+    quotient, rest = np.divmod(x, y, **kwargs)
+    d_rest = dx if dy is None else (-dy * quotient if dx is None else dx - dy * quotient)
+    return (quotient, rest), (None, d_rest)
+
+
+@frule(np.modf)
+def _modf(primals, tangents, **kwargs):
+    fraction, whole = np.modf(primals[0], **kwargs)
+    return (fraction, whole), (tangents[0], None)
+
+
+@frule(np.frexp)
+def _frexp(primals, tangents, **kwargs):
+    mantissa, exponent = np.frexp(primals[0], **kwargs)
+    return (mantissa, exponent), (tangents[0] / np.exp2(exponent), None)

@@ -1,0 +1,90 @@
+"""Tangent shapes: plain tangents, chunks of tangents, and how rules line them up.
+
+A tangent has the primal's shape, or a leading *chunk* axis of ``k`` directions before it
+(``(k,) + shape``: ``k`` derivatives in one pass, as ForwardDiff's chunks). A rule finds
+the number of leading axes with ``lead(g, x)``. A value built by a rule is a ``Dual``
+(scalars) or a ``DualArray`` (arrays): ``dual(value, tag, tangent)`` picks the class.
+"""
+
+import numpy as np
+
+from context.tagging import dispatch
+from context.tagging.values import primal
+
+ndarray = np.ndarray  # not engine code: rule bodies call these helpers under an enclosing AD context
+
+
+def lead(g, x):
+    """How many chunk axes tangent ``g`` of primal ``x`` has (0 or 1)."""
+    return np.ndim(g) - np.ndim(x)
+
+
+def lead_axes(n):
+    """An index prefix that keeps ``n`` leading chunk axes: ``(slice(None),) * n``."""
+    return (slice(None),) * n
+
+
+def shift_axis(axis, ndim, n):
+    """``axis`` (an int, a tuple or None, possibly negative) of an ``ndim``-dimensional primal,
+    as axes of its tangent with ``n`` leading chunk axes (None means every primal axis)."""
+    if axis is None:
+        return tuple(range(n, n + ndim))
+    if isinstance(axis, tuple):
+        return tuple(_norm(a, ndim) + n for a in axis)
+    return _norm(axis, ndim) + n
+
+
+def _norm(a, ndim):
+    a = int(a)
+    if not -ndim <= a < max(ndim, 1):
+        raise np.exceptions.AxisError(a, ndim)
+    return a % ndim if ndim else 0
+
+
+def align(g, x, ans):
+    """Tangent ``g`` of ``x`` shaped to broadcast against ``ans`` in an elementwise rule.
+
+    With a chunk axis, ``x`` of lower rank than ``ans`` gets unit axes after the chunk
+    axis (broadcasting aligns trailing axes; the chunk axis must stay first).
+    """
+    pg = primal(g)
+    if type(pg) is not ndarray:
+        return g
+    nx = np.ndim(primal(x))
+    n = pg.ndim - nx
+    extra = np.ndim(primal(ans)) - nx
+    if n and extra > 0:
+        return g.reshape(pg.shape[:n] + (1,) * extra + pg.shape[n:])
+    return g
+
+
+def full(out, ans, n, fresh_from=()):
+    """The tangent ``out`` of ``ans`` with its full shape (chunk axes first) and memory of its own.
+
+    A tangent broadcast from a lower-rank one gets expanded; one that is an input's tangent
+    (``fresh_from``) or read-only is copied, so writing into ``ans`` later writes into its
+    tangent without touching another value's.
+    """
+    pans = primal(ans)
+    if type(pans) is not ndarray:
+        return out
+    pout = primal(out)
+    shape = np.shape(pout)
+    want = shape[:n] + pans.shape
+    if shape != want:
+        return dispatch(np.copy, (dispatch(np.broadcast_to, (out, want)),))
+    if type(pout) is not ndarray or not pout.flags.writeable or any(out is f for f in fresh_from):
+        return dispatch(np.copy, (out,))
+    return out
+
+
+def zeros_for(x, n_shape, dtype=None):
+    """A zero tangent for constant ``x`` (its derivative is exactly zero) with chunk shape ``n_shape``."""
+    return np.zeros(tuple(n_shape) + np.shape(x), dtype=dtype or np.result_type(x, float))
+
+
+def per_direction(fn, g, n, *args, **kwargs):
+    """``fn(g, *args, **kwargs)`` for a linear ``fn``, applied to each of the ``n`` chunk directions of ``g``."""
+    if not n:
+        return fn(g, *args, **kwargs)
+    return np.stack([fn(gi, *args, **kwargs) for gi in g])
