@@ -13,7 +13,7 @@ import operator
 import numpy as np
 
 from context.resolve import declare_engine_code
-from context.tagging import Tagged, dispatch
+from context.tagging import dispatch
 from context.tagging.operators import MetadataLossError
 from context.tagging.values import primal
 
@@ -74,6 +74,8 @@ class DualArray(Dual):
     ndim = property(lambda self: primal(self).ndim)
     size = property(lambda self: primal(self).size)
     dtype = property(lambda self: primal(self).dtype)
+    flags = property(lambda self: primal(self).flags)
+    strides = property(lambda self: primal(self).strides)
     T = property(lambda self: dispatch(np.transpose, (self,)))
     real = property(lambda self: dispatch(np.real, (self,)))
     imag = property(lambda self: dispatch(np.imag, (self,)))

@@ -15,12 +15,14 @@ Rules run where the context does its native work: nested inside another AD conte
 their arithmetic and calls are differentiated by that one (``host_call``).
 """
 
+import inspect
+
+import numpy as np
+
 from context.resolve import declare_engine_code
 from context.tagging import Tagged, TaggingContext, TaggingError, host_call, native_primitive
 from context.tagging.dispatch import qualified_name
 from context.tagging.values import live
-
-import numpy as np
 
 from . import buffers, handlers, mutation
 from .dualarray import make_dual
@@ -60,6 +62,48 @@ class _Zero:
 ZERO = _Zero()
 
 
+_signatures = {}
+
+
+def _carries(ctx, x):
+    return (isinstance(x, Tagged) and x.tag is ctx._tag) or (type(x) is np.ndarray and buffers.has_shadow(x))
+
+
+def _positional(fn, ctx, args, kwargs):
+    """``(args, kwargs)`` with keyword arguments that carry a tangent moved to their positions."""
+    if not kwargs or not any(_carries(ctx, v) for v in kwargs.values()):
+        return args, kwargs
+    sig = _signatures.get(id(fn))
+    if sig is None:
+        try:
+            sig = _signatures[id(fn)] = (fn, inspect.signature(fn))
+        except (TypeError, ValueError):
+            sig = _signatures[id(fn)] = (fn, None)
+    params = list(sig[1].parameters.values()) if sig[1] is not None else []
+    args, kwargs = list(args), dict(kwargs)
+    for name, value in list(kwargs.items()):
+        if not _carries(ctx, value):
+            continue
+        where = [i for i, p in enumerate(params) if p.name == name and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if not where:
+            raise NoRuleError(
+                "%s got the keyword argument %s carrying a derivative, which its rule cannot take by "
+                "name; pass it positionally" % (qualified_name(fn), name)
+            )
+        i = where[0]
+        while len(args) < i:  # fill the positions before it with their defaults
+            p = params[len(args)]
+            if p.default is p.empty and p.name not in kwargs:
+                raise NoRuleError(
+                    "%s: pass the arguments before %s positionally, as %s carries a derivative"
+                    % (qualified_name(fn), name, name)
+                )
+            args.append(kwargs.pop(p.name) if p.name in kwargs else p.default)
+        if len(args) == i:
+            args.append(kwargs.pop(name))
+    return tuple(args), kwargs
+
+
 def _split(ctx, args):
     """Primals and tangents of ``args`` for ``ctx``'s tag, and whether any carries one."""
     t = ctx._tag
@@ -88,6 +132,7 @@ def _jvp_primitive(fn, jvps, elementwise):
     def primitive(ctx, *args, **kwargs):
         if "out" in kwargs:
             return _into_out(primitive, fn, ctx, args, kwargs)
+        args, kwargs = _positional(fn, ctx, args, kwargs)
         primals, tangents, found = _split(ctx, args)
         t = ctx._tag
         ans = host_call(t, fn, tuple(primals), kwargs)
@@ -162,6 +207,7 @@ def _frule_primitive(fn, rule, sequences):
     def primitive(ctx, *args, **kwargs):
         if "out" in kwargs:
             return _into_out(primitive, fn, ctx, args, kwargs)
+        args, kwargs = _positional(fn, ctx, args, kwargs)
         primals, tangents, found = _split(ctx, args)
         for i in sequences:
             if i < len(args):
@@ -181,8 +227,10 @@ def wrap(t, out, tangent):
     """``out`` tagged with ``tangent`` (element by element for tuples); None means no tangent."""
     if tangent is None:
         return out
-    if isinstance(out, tuple) and isinstance(tangent, tuple):
+    if isinstance(out, (tuple, list)) and isinstance(tangent, (tuple, list)):
         items = [wrap(t, o, d) for o, d in zip(out, tangent)]
+        if isinstance(out, list):
+            return items
         return type(out)(*items) if hasattr(out, "_fields") else tuple(items)
     return make_dual(out, t, tangent)
 

@@ -72,7 +72,7 @@ class Input:
         the input) when ``seeds`` has the input's rank, else a chunk (one more axis, first)."""
         chunked = np.ndim(seeds) > len(self.shape)
         if self.kind == "array":
-            return runs.seed(ctx, self.value, seeds)
+            return runs.seed(ctx, self.value, _same_layout(seeds, self.value, chunked))
         if self.kind == "scalar":
             return runs.seed(ctx, self.value, seeds if chunked else float(seeds))
         items = [
@@ -97,6 +97,18 @@ class Input:
             return _number(a[()])
         items = [_number(a[i]) for i in range(self.size)]
         return tuple(items) if self.kind == "tuple" else items
+
+
+def _same_layout(seeds, value, chunked):
+    """Seeds laid out in memory as ``value`` is (each direction), so that a view NumPy makes of
+    the value without copying is also a view of its tangent."""
+    if value.flags.c_contiguous or value.ndim < 2:
+        return np.ascontiguousarray(seeds)
+    if value.flags.f_contiguous:
+        if not chunked:
+            return np.asfortranarray(seeds)
+        return np.moveaxis(np.asfortranarray(np.moveaxis(seeds, 0, -1)), -1, 0)
+    return np.array(seeds)
 
 
 def _number(x):

@@ -1,4 +1,4 @@
-"""Newton's method with a Hessian: minimize the extended Rosenbrock function of 6 variables.
+"""Newton's method with a Hessian: minimize the chained Rosenbrock function of 6 variables.
 
 Each step solves ``H d = -g`` with ``g`` and ``H`` from ``ad.value_gradient_and_hessian``
 (forward over forward mode), with a backtracking line search.
@@ -29,7 +29,7 @@ def newton(f, x, tol=1e-10, maxiter=100):
 
 
 def main(out=print):
-    x0 = np.array([-1.2, 1.0, -1.2, 1.0, -1.2, 1.0])
+    x0 = np.linspace(-1.0, 0.5, 6)
     x, steps = newton(rosenbrock, x0)
     out("minimum of the 6-variable Rosenbrock function after %d Newton steps: %s" % (steps, np.array2string(x, precision=8)))
     return x, steps

@@ -7,7 +7,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import count_calls  # noqa: E402
 import float32_pass  # noqa: E402
+import buffers  # noqa: E402
 import forward_ad  # noqa: E402
+import gauss_newton  # noqa: E402
 import logging_calls  # noqa: E402
 import nested_trace  # noqa: E402
 import primitives  # noqa: E402
@@ -21,6 +23,8 @@ SECTIONS = [
     ("A rewrite pass: float literals become float32", float32_pass),
     ("Tagging: a value keeps its metadata through the talk's weird identity", weird_identity),
     ("Forward-mode AD on tagging: nested derivatives without perturbation confusion", forward_ad),
+    ("Forward AD of NumPy code that writes into preallocated buffers", buffers),
+    ("Gauss-Newton with switchable backends (forward mode, chunked, finite differences)", gauss_newton),
 ]
 
 

@@ -66,3 +66,20 @@ def test_float32_pass():
     native, under, kernel = _example("float32_pass").main(lambda line: None)
     assert type(native) is float and type(under) is np.float32 and under == native
     assert type(kernel) is np.float32
+
+
+def test_array_examples_give_the_right_answers():
+    gn = _example("gauss_newton").main(lambda *_: None)
+    fits = list(gn.values())
+    assert len(fits) == 3
+    for fit in fits:  # every backend converges to the same least-squares fit, near the true parameters
+        np.testing.assert_allclose(fit, fits[0], rtol=1e-6)
+        np.testing.assert_allclose(fit, [2.5, 1.3, 0.5], atol=0.02)
+    x, steps = _example("newton").main(lambda *_: None)
+    np.testing.assert_allclose(x, np.ones(6), atol=1e-8)
+    assert steps < 100
+    d, dense, iterations = _example("hvp_cg").main(lambda *_: None)
+    np.testing.assert_allclose(d, dense, atol=1e-9)
+    assert iterations <= 20
+    d_clayton, fd, J = _example("buffers").main(lambda *_: None)
+    np.testing.assert_allclose(d_clayton, fd, rtol=1e-6, atol=1e-9)
