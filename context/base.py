@@ -16,9 +16,10 @@ class Context:
     a ``bytecode.Bytecode``), ``intercept_operators``, ``intercept_subscripts``,
     and ``intercept_attributes`` (operators, subscripts and attribute access seen as
     calls of ``operator.*``, ``getattr``, ``setattr``, ``delattr``). ``implicit_handlers``
-    (a dict with keys ``getitem``, ``setitem``, ``iterable``) names functions that
-    rewritten code calls directly, without a hook, for subscripts and for what it
-    iterates or unpacks.
+    (a dict with keys ``getitem``, ``setitem``, ``iterable``, and names of binary
+    operators such as ``iadd`` or ``neg``) names functions that rewritten code calls
+    directly, without a hook, for subscripts, for what it iterates or unpacks, and for
+    those operators.
     """
 
     passes = ()

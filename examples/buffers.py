@@ -37,7 +37,7 @@ def foo(du, u, params):
 
 def main(out=print):
     d_clayton = ad.derivative(lambda tau: claytonsample(STO, tau, 0.0), 0.3)
-    out("d claytonsample / d tau at 0.3 (column 0 is 0 with alpha = 0):\n%s" % np.array2string(d_clayton, precision=5))
+    out("d claytonsample / d tau at 0.3 (column 0 is 0 with alpha = 0):\n%s" % np.array2string(d_clayton + 0.0, precision=5))
     fd = ad.derivative(lambda tau: claytonsample(np.empty_like(RANDMAT), tau, 0.0), 0.3,
                        backend=ad.FiniteDifferences())
     out("largest difference from finite differences: %.1e" % np.max(np.abs(d_clayton - fd)))
