@@ -151,7 +151,7 @@ def _jvp_primitive(fn, jvps, elementwise):
                     "%s is not differentiable in argument %d, which carries a derivative; "
                     "make it a constant" % (qualified_name(fn), i + 1)
                 )
-            if type(g) is not float:
+            if type(g) is not float or not isinstance(ans, float):  # arrays: line up, expand
                 n, g = _lined_up(g, primals[i], ans, elementwise)
             term = host_call(t, jvp, (g, ans, *primals), kwargs)
             out = term if out is None else _sum(t, out, term, tangents)

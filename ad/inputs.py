@@ -103,10 +103,10 @@ def _same_layout(seeds, value, chunked):
     """Seeds laid out in memory as ``value`` is (each direction), so that a view NumPy makes of
     the value without copying is also a view of its tangent."""
     if value.flags.c_contiguous or value.ndim < 2:
-        return np.ascontiguousarray(seeds)
+        return np.asarray(seeds, order="C")
     if value.flags.f_contiguous:
         if not chunked:
-            return np.asfortranarray(seeds)
+            return np.asarray(seeds, order="F")
         return np.moveaxis(np.asfortranarray(np.moveaxis(seeds, 0, -1)), -1, 0)
     return np.array(seeds)
 

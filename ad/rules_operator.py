@@ -1,10 +1,9 @@
 """Derivative rules for the ``operator`` module (what ``a + b`` and friends call)."""
 
-import math
 import operator as op
 
 from .forward import defjvp, defzero
-from .special import sign
+from .special import floor, log, sign
 
 for add in (op.add, op.iadd):
     defjvp(add, lambda g, ans, x, y: g, lambda g, ans, x, y: g)
@@ -15,9 +14,9 @@ for mul in (op.mul, op.imul):
 for div in (op.truediv, op.itruediv):
     defjvp(div, lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ans / y)
 for pw in (op.pow, op.ipow):
-    defjvp(pw, lambda g, ans, x, y: g * y * x ** (y - 1), lambda g, ans, x, y: g * math.log(x) * ans)
+    defjvp(pw, lambda g, ans, x, y: g * y * x ** (y - 1), lambda g, ans, x, y: g * log(x) * ans)
 for mod in (op.mod, op.imod):
-    defjvp(mod, lambda g, ans, x, y: g, lambda g, ans, x, y: -g * math.floor(x / y))
+    defjvp(mod, lambda g, ans, x, y: g, lambda g, ans, x, y: -g * floor(x / y))
 defjvp(op.neg, lambda g, ans, x: -g)
 defjvp(op.pos, lambda g, ans, x: g)
 defjvp(op.abs, lambda g, ans, x: g * sign(x))

@@ -14,7 +14,9 @@ argument they return when the other is NaN.
 
 import numpy as np
 
-from .forward import ZERO, defjvp, defzero, frule
+from context.tagging import dispatch, native_primitive
+
+from .forward import ZERO, ForwardCtx, defjvp, defzero, frule
 
 _LN2, _LN10 = np.log(2.0), np.log(10.0)
 _DEG = np.pi / 180.0
@@ -86,19 +88,17 @@ defzero(
 )
 
 
-@frule(np.divmod)
-def _divmod(primals, tangents, **kwargs):
-    x, y = primals
-    dx, dy = tangents
-    quotient, rest = np.divmod(x, y, **kwargs)
-    d_rest = dx if dy is None else (-dy * quotient if dx is None else dx - dy * quotient)
-    return (quotient, rest), (None, d_rest)
+@ForwardCtx.primitive(np.divmod)
+@native_primitive
+def _divmod(ctx, x, y, **kwargs):
+    # the quotient has zero derivative; the remainder is np.remainder's, with its broadcasting
+    return dispatch(np.floor_divide, (x, y), kwargs), dispatch(np.remainder, (x, y), kwargs)
 
 
 @frule(np.modf)
 def _modf(primals, tangents, **kwargs):
     fraction, whole = np.modf(primals[0], **kwargs)
-    return (fraction, whole), (tangents[0], None)
+    return (fraction, whole), (tangents[0] * 1.0, None)  # a tangent of its own, as the fraction is new
 
 
 @frule(np.frexp)

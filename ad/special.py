@@ -2,6 +2,10 @@
 
 import math
 
+import numpy as np
+
+from context.tagging.values import primal
+
 
 def digamma(x):
     """The digamma function psi(x) = d/dx log(gamma(x)), for real ``x`` not a pole."""
@@ -19,5 +23,17 @@ def digamma(x):
 
 
 def sign(x):
-    """-1, 0 or 1 (as an int): the derivative convention of ``abs`` and friends at 0 is 0."""
+    """-1, 0 or 1 (as an int; elementwise for arrays): the derivative convention of ``abs`` at 0 is 0."""
+    if isinstance(primal(x), np.ndarray):
+        return np.sign(x)
     return (x > 0) - (x < 0)
+
+
+def floor(x):
+    """``math.floor`` of a number, ``np.floor`` of an array."""
+    return np.floor(x) if isinstance(primal(x), np.ndarray) else math.floor(x)
+
+
+def log(x):
+    """``math.log`` of a number, ``np.log`` of an array."""
+    return np.log(x) if isinstance(primal(x), np.ndarray) else math.log(x)
