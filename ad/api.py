@@ -14,7 +14,7 @@ import functools
 
 import numpy as np
 
-from . import closures, runs
+from . import closures, outputs, runs
 from .backends import ForwardMode, check_backend
 from .inputs import Input
 from .outputs import Output
@@ -85,11 +85,7 @@ def _jacobian(f, inp, backend, who):
 def _rows(J, inp, output):
     """A Jacobian for list and tuple inputs: a list of rows (one per output element)."""
     flat = J.reshape((-1, inp.size)) if output.shape else J.reshape((1, inp.size))
-    return [[_element(e) for e in row] for row in flat]
-
-
-def _element(e):
-    return e if runs.is_tagged(e) else float(e)
+    return [[outputs.number(e) for e in row] for row in flat]
 
 
 def value_and_jacobian(f, x, backend=None):

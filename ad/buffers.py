@@ -10,12 +10,11 @@ memory into a ``DualArray`` whose tangent is a view of the shadow, so rules see 
 any other value being differentiated.
 """
 
-import weakref
-
 import numpy as np
 
 from context.resolve import declare_engine_code
-from context.tagging.values import Tagged, live
+from context.tagging.arrays import per_buffer, root_of
+from context.tagging.values import Tagged, live, primal
 
 from .dualarray import make_dual
 from .tangents import lead_axes
@@ -26,28 +25,13 @@ ndarray = np.ndarray
 _shadows = {}  # id(root buffer) -> {tag: (flat shadow memory, chunk shape)}
 
 
-def _root(a):
-    while isinstance(a.base, ndarray):
-        a = a.base
-    return a
-
-
 def _address(a):
     return a.__array_interface__["data"][0]
 
 
-def _entries(root, create=False):
-    key = id(root)
-    entries = _shadows.get(key)
-    if entries is None and create:
-        entries = _shadows[key] = {}
-        weakref.finalize(root, _shadows.pop, key, None)
-    return entries
-
-
 def live_tags(a):
     """The live tags whose shadow memory ``a``'s buffer has, oldest first (dead ones are dropped)."""
-    entries = _shadows.get(id(_root(a)))
+    entries = _shadows.get(id(root_of(a)))
     if not entries:
         return ()
     for t in [t for t in entries if t.finished]:
@@ -57,7 +41,7 @@ def live_tags(a):
 
 def has_shadow(a):
     """Whether ndarray ``a`` shares memory that holds tangents of a live AD run."""
-    entries = _shadows.get(id(_root(a)))
+    entries = _shadows.get(id(root_of(a)))
     return bool(entries) and bool(live_tags(a))
 
 
@@ -78,7 +62,7 @@ def _view(flat, chunk, root, a):
 
 def shadow(a, t):
     """The tangent of buffer view ``a`` for tag ``t`` (a view of the shadow memory), or None."""
-    root = _root(a)
+    root = root_of(a)
     entries = _shadows.get(id(root))
     entry = entries.get(t) if entries else None
     if entry is None:
@@ -87,8 +71,8 @@ def shadow(a, t):
 
 
 def _ensure(a, t, chunk, dtype):
-    root = _root(a)
-    entries = _entries(root, create=True)
+    root = root_of(a)
+    entries = per_buffer(_shadows, root, True)
     entry = entries.get(t)
     if entry is None:
         if not (root.flags.c_contiguous or root.flags.f_contiguous):
@@ -120,22 +104,16 @@ def lift(a, below=None):
     return make_dual(lift(a, t), t, lift(shadow(a, t)))
 
 
-def primal_of(x):
-    while isinstance(x, Tagged):
-        x = x.value
-    return x
-
-
 def chunk_of(value, meta):
     """The chunk shape of tangent ``meta`` of ``value`` (``()`` or ``(k,)``), through any tag layers."""
-    meta = primal_of(meta)
-    return np.shape(meta)[: np.ndim(meta) - np.ndim(primal_of(value))]
+    meta = primal(meta)
+    return np.shape(meta)[: np.ndim(meta) - np.ndim(primal(value))]
 
 
 def fit(g, target_ndim, n):
     """Tangent ``g`` (``n`` chunk axes) with unit axes after the chunk axes, to broadcast into a
     target of ``target_ndim`` axes (assignment aligns trailing axes; the chunk axis stays first)."""
-    shape = np.shape(primal_of(g))
+    shape = np.shape(primal(g))
     missing = target_ndim - len(shape)
     if n and missing > 0:
         return g.reshape(shape[:n] + (1,) * missing + shape[n:])
@@ -169,7 +147,7 @@ def write(a, key, value, below=None):
     _zero(a, key, [u for u in tags if u.serial > t.serial])
     write(a, key, value.value, below=t)  # the layers below this tag's
     chunk = chunk_of(value.value, value.meta)
-    s = _ensure(a, t, chunk, np.result_type(primal_of(value.meta)))
+    s = _ensure(a, t, chunk, np.result_type(primal(value.meta)))
     n = len(chunk)
     meta = value.meta
     if n:

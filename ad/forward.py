@@ -22,7 +22,7 @@ import numpy as np
 from context.resolve import declare_engine_code
 from context.tagging import Tagged, TaggingContext, TaggingError, host_call, native_primitive
 from context.tagging.dispatch import qualified_name
-from context.tagging.values import live
+from context.tagging.values import live, primal
 
 from . import buffers, handlers, mutation
 from .dualarray import make_dual
@@ -166,7 +166,7 @@ def _jvp_primitive(fn, jvps, elementwise):
 
 
 def _lined_up(g, x, ans, elementwise):
-    n = np.ndim(buffers.primal_of(g)) - np.ndim(buffers.primal_of(x))
+    n = np.ndim(primal(g)) - np.ndim(primal(x))
     return n, (align(g, x, ans) if elementwise else g)
 
 

@@ -8,7 +8,7 @@ import numbers
 
 import numpy as np
 
-from . import runs
+from . import outputs, runs
 
 
 def _real(x, who, name):
@@ -94,8 +94,8 @@ class Input:
         if self.kind == "array":
             return a
         if self.kind == "scalar":
-            return _number(a[()])
-        items = [_number(a[i]) for i in range(self.size)]
+            return outputs.number(a[()])
+        items = [outputs.number(a[i]) for i in range(self.size)]
         return tuple(items) if self.kind == "tuple" else items
 
 
@@ -109,10 +109,3 @@ def _same_layout(seeds, value, chunked):
             return np.asarray(seeds, order="F")
         return np.moveaxis(np.asfortranarray(np.moveaxis(seeds, 0, -1)), -1, 0)
     return np.array(seeds)
-
-
-def _number(x):
-    """A plain element becomes a Python float; tagged ones (nested derivatives) stay."""
-    if runs.is_tagged(x):
-        return x
-    return float(x)

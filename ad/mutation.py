@@ -5,13 +5,12 @@ see the change) or a plain buffer (the tangent goes to shadow memory, see ``buff
 A constant written over part of an array makes that part's tangent exactly zero.
 """
 
-import operator
 
 import numpy as np
 
 from context.resolve import declare_engine_code
-from context.tagging import Tagged, dispatch
-from context.tagging.values import live
+from context.tagging import Tagged
+from context.tagging.values import live, primal
 
 from . import buffers
 from .dualarray import DualArray
@@ -49,20 +48,13 @@ def assign(target, key, value, below=None):
         )
     mine = isinstance(value, Tagged) and value.tag is t
     assign(target.value, key, value.value if mine else value, below=t)
-    n = np.ndim(buffers.primal_of(target.meta)) - np.ndim(buffers.primal_of(target.value))
+    n = np.ndim(primal(target.meta)) - np.ndim(primal(target.value))
     where = lead_axes(n) + buffers.key_tuple(key)
     if not mine:
         assign(target.meta, where, 0.0)
         return None
     meta = value.meta
     if n:
-        meta = buffers.fit(meta, np.ndim(buffers.primal_of(target.value)[key]) + n, n)
+        meta = buffers.fit(meta, np.ndim(primal(target.value)[key]) + n, n)
     assign(target.meta, where, meta)
     return None
-
-
-def read(a, key):
-    """``a[key]`` for a plain ndarray: a ``DualArray``/``Dual`` where its buffer holds tangents."""
-    if buffers.has_shadow(a):
-        return dispatch(operator.getitem, (buffers.lift(a), key))
-    return a[key]

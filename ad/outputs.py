@@ -56,7 +56,7 @@ def _read(out, ctx, chunk, who):
     if isinstance(value, np.ndarray):
         form = ("array",)
     else:
-        value = _number(value)
+        value = number(value)
         form = ("number",)
     if tangent is None:  # the result does not depend on the inputs: any dependence would be tagged
         tangent = np.zeros(((chunk,) if chunk else ()) + np.shape(value))
@@ -65,7 +65,8 @@ def _read(out, ctx, chunk, who):
     return value, tangent, form
 
 
-def _number(x):
+def number(x):
+    """A plain element as a Python float (complex if it is one); tagged ones (nested derivatives) stay."""
     if runs.is_tagged(x):
         return x
     return complex(x) if isinstance(x, complex) or np.iscomplexobj(x) else float(x)
@@ -77,7 +78,7 @@ def rebuild(form, a):
         kind, parts = form[1], form[2]
         return kind(rebuild(p, a[i]) for i, p in enumerate(parts))
     if form[0] == "number":
-        return _number(a[()]) if isinstance(a, np.ndarray) else _number(a)
+        return number(a[()]) if isinstance(a, np.ndarray) else number(a)
     return a
 
 

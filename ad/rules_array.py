@@ -22,7 +22,7 @@ Conventions:
 import numpy as np
 
 from context.tagging import Tagged, dispatch, host_call, native_primitive
-from context.tagging.values import live
+from context.tagging.values import live, primal
 
 from . import buffers
 from .forward import ZERO, ForwardCtx, NoRuleError, defjvp, defzero, frule, wrap
@@ -214,7 +214,7 @@ def _array(ctx, *args, **kwargs):
     out = host_call(t, np.array, (primals,) + args, kwargs)
     if out is primals:  # copy=False/None and obj was an array being differentiated: obj itself
         return obj
-    plain = buffers.primal_of(out)
+    plain = primal(out)
     if plain.dtype.kind not in "fciub":
         raise NoRuleError(
             "numpy.array made an array of dtype %s from values being differentiated; only numbers can "

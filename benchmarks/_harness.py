@@ -5,6 +5,8 @@ row made by :func:`row`.
 """
 
 import gc
+import importlib
+import os
 import time
 
 
@@ -73,3 +75,20 @@ def fmt_bytes(n):
     if abs(n) >= 1 << 20:
         return f"{n / (1 << 20):+.1f} MiB"
     return f"{n / 1024:+.1f} KiB"
+
+
+def optional(name):
+    """The module ``name``, or None when it is not installed (peers are optional)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def load_jax():
+    """JAX on the CPU with 64-bit floats, or None when it is not installed."""
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    jax = optional("jax")
+    if jax is not None:
+        jax.config.update("jax_enable_x64", True)
+    return jax

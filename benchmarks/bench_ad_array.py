@@ -21,13 +21,12 @@ differences to 1e-6 and the gradients with the analytic Rosenbrock gradient.
 """
 
 import importlib
-import os
 import tracemalloc
 
 import numpy as np
 
 import ad
-from _harness import compare, fmt_time, ratio_row, row
+from _harness import compare, fmt_time, load_jax, optional, ratio_row, row
 
 N_INPUTS = 64
 CHUNKS = (1, 2, 4, 8, 16, 32, 64)
@@ -53,22 +52,6 @@ def rosenbrock_gradient(x):
     g[:-1] += -400.0 * x[:-1] * t - 2.0 * (1.0 - x[:-1])
     g[1:] += 200.0 * t
     return g
-
-
-def optional(name):
-    """The module ``name``, or None when it is not installed."""
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        return None
-
-
-def load_jax():
-    os.environ.setdefault("JAX_PLATFORMS", "cpu")
-    jax = optional("jax")
-    if jax is not None:
-        jax.config.update("jax_enable_x64", True)
-    return jax
 
 
 def agree(what, a, b, rtol):

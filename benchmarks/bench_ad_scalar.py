@@ -17,11 +17,8 @@ with each other to 1e-10 (relative) and with central differences to 1e-6, or
 the benchmark raises. ``--quick`` uses 200 steps and fewer rounds.
 """
 
-import importlib
-import os
-
 import ad
-from _harness import compare, fmt_time, ratio_row, row, timed
+from _harness import compare, fmt_time, load_jax, optional, ratio_row, row, timed
 
 PARAMS = [1.5, 1.0, 3.0, 1.0]  # alpha, beta, gamma, delta
 ALPHA = PARAMS[0]
@@ -97,22 +94,6 @@ def dual_hessian(f, xs):
                     for k, x in enumerate(xs)]
             H[i][j] = f(args).d.d
     return H
-
-
-def optional(name):
-    """The module ``name``, or None when it is not installed."""
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        return None
-
-
-def load_jax():
-    os.environ.setdefault("JAX_PLATFORMS", "cpu")
-    jax = optional("jax")
-    if jax is not None:
-        jax.config.update("jax_enable_x64", True)
-    return jax
 
 
 def agree(what, a, b, rtol, scale=None):

@@ -17,10 +17,21 @@ from .values import Tagged, live
 _shadows = {}  # id(root buffer) -> {address: (tagged value, stored primal)}
 
 
-def _root(a):
+def root_of(a):
+    """The ndarray that owns ``a``'s memory (``a`` itself, or the base of its views)."""
     while isinstance(a.base, np.ndarray):
         a = a.base
     return a
+
+
+def per_buffer(store, root, create):
+    """``store``'s dict for buffer ``root`` (made when ``create``; dropped when ``root`` dies), or None."""
+    key = id(root)
+    table = store.get(key)
+    if table is None and create:
+        table = store[key] = {}
+        weakref.finalize(root, store.pop, key, None)
+    return table
 
 
 def _addresses(a, key):
@@ -35,12 +46,7 @@ def _addresses(a, key):
 
 
 def _table(root, create):
-    key = id(root)
-    table = _shadows.get(key)
-    if table is None and create:
-        table = _shadows[key] = {}
-        weakref.finalize(root, _shadows.pop, key, None)
-    return table
+    return per_buffer(_shadows, root, create)
 
 
 def _same(a, b):
@@ -49,7 +55,7 @@ def _same(a, b):
 
 def holds_tagged(a):
     """Whether ndarray ``a`` shares memory holding live tagged values."""
-    table = _shadows.get(id(_root(a)))
+    table = _shadows.get(id(root_of(a)))
     if not table:
         return False
     for address in [k for k, (t, _) in table.items() if not isinstance(live(t), Tagged)]:
@@ -67,7 +73,7 @@ def _rebuild(t, value):
 def write(a, key, value):
     """``a[key] = value`` for an ndarray ``a``, remembering tagged values."""
     value = live(value)
-    root = _root(a)
+    root = root_of(a)
     if not isinstance(value, Tagged):
         table = _table(root, False)
         a[key] = value
@@ -93,11 +99,11 @@ def write(a, key, value):
 def read(a, key):
     """``a[key]`` for an ndarray ``a``, with the tagged values written there."""
     out = a[key]
-    table = _shadows.get(id(_root(a)))
+    table = _shadows.get(id(root_of(a)))
     if not table:
         return out
     if isinstance(out, np.ndarray):
-        if _root(out) is not _root(a):  # a copy (fancy or boolean indexing): carry the entries
+        if root_of(out) is not root_of(a):  # a copy (fancy or boolean indexing): carry the entries
             found = [(i, table.get(addr)) for i, addr in enumerate(_addresses(a, key).ravel().tolist())]
             found = [(i, entry) for i, entry in found if entry is not None]
             if found:
