@@ -14,9 +14,13 @@ from .api import canrecurse, disablehooks, overdub, recurse, similarcontext  # n
 from .base import Context  # noqa: E402
 from .callbacks import register_callback_method, register_callback_positions  # noqa: E402
 from .errors import RewriteError  # noqa: E402
+from .ready.counting import CountCtx  # noqa: E402
+from .ready.printing import PrintCtx  # noqa: E402
 
 __all__ = [
     "Context",
+    "CountCtx",
+    "PrintCtx",
     "RewriteError",
     "canrecurse",
     "disablehooks",

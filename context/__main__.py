@@ -1,0 +1,7 @@
+"""``python -m context``: see ``context.cli``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

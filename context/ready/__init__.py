@@ -1,0 +1,1 @@
+"""Ready-made contexts: printing, counting, tracing, and running NumPy code on a GPU."""

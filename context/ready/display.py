@@ -1,0 +1,87 @@
+"""How the ready-made contexts name a callee and show the values of a call."""
+
+import reprlib
+from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = 60
+_REPR.maxother = 60
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = _REPR.maxarray = 6
+
+
+def callee_key(f):
+    """A hashable key that is the same for every call of the same function.
+
+    Functions made from one code object (closures, lambdas in a loop) share a key, a bound
+    method counts as its function, and a method of a builtin object as its type's method.
+    """
+    kind = type(f)
+    if kind is FunctionType:
+        return f.__code__
+    if kind is MethodType:
+        return callee_key(f.__func__)
+    if kind is BuiltinFunctionType:
+        owner = f.__self__
+        if owner is None or type(owner) is ModuleType:
+            return f
+        return (type(owner) if not isinstance(owner, type) else owner, f.__name__)
+    if kind.__name__ == "method-wrapper":  # e.g. obj.__str__: one key per type, not per object
+        return (type(f.__self__), f.__name__)
+    try:
+        hash(f)
+    except TypeError:
+        return type(f)
+    return f
+
+
+def callee_name(f, qualified=True):
+    """The name shown for a callee: ``module.qualname`` (or only ``qualname`` when not ``qualified``)."""
+    kind = type(f)
+    if kind is MethodType:
+        f = f.__func__
+        kind = type(f)
+    if kind is BuiltinFunctionType and f.__self__ is not None and type(f.__self__) is not ModuleType:
+        owner = f.__self__ if isinstance(f.__self__, type) else type(f.__self__)
+        return _join(owner.__module__ if qualified else None, "%s.%s" % (owner.__qualname__, f.__name__))
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
+    if not isinstance(name, str):
+        if kind.__name__ == "partial":
+            return "partial(%s)" % callee_name(f.func, qualified)
+        return "<%s object>" % kind.__qualname__
+    module = getattr(f, "__module__", None)
+    if module is None and kind.__name__ == "ufunc":
+        module = "numpy"
+    return _join(module if qualified else None, name)
+
+
+_PUBLIC_MODULE = {"_operator": "operator", "_functools": "functools", "_collections": "collections", "posix": "os"}
+
+
+def _join(module, name):
+    module = _PUBLIC_MODULE.get(module, module)
+    if not module or module == "builtins":
+        return name
+    return "%s.%s" % (module, name)
+
+
+def short_repr(value, limit=80):
+    """``repr(value)`` cut to about ``limit`` characters; never raises."""
+    try:
+        text = _REPR.repr(value)
+    except Exception as exc:  # a half-built object, a broken __repr__: say so, do not stop the run
+        text = "<%s object (repr failed: %s)>" % (type(value).__qualname__, type(exc).__name__)
+    if limit is not None and len(text) > limit:
+        text = text[: max(limit - 3, 1)] + "..."
+    return text
+
+
+def format_arguments(args, kwargs, limit=80):
+    """``a, b, k=v`` for a call's arguments, each value cut to ``limit`` characters."""
+    shown = [short_repr(a, limit) for a in args]
+    shown.extend("%s=%s" % (k, short_repr(v, limit)) for k, v in kwargs.items())
+    return ", ".join(shown)
+
+
+def format_call(f, args, kwargs, limit=80, qualified=False):
+    """``name(a, b, k=v)``."""
+    return "%s(%s)" % (callee_name(f, qualified), format_arguments(args, kwargs, limit))

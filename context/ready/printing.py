@@ -1,0 +1,92 @@
+"""``PrintCtx``: print each call with its arguments, indented by depth (the talk's logging example)."""
+
+import sys
+
+from ..base import Context
+from .display import format_arguments, callee_name, short_repr
+from .filters import CalleeFilter
+from .options import OperatorsOption
+
+
+def check_max_depth(max_depth):
+    if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0):
+        raise ValueError("max_depth must be None or an int >= 0 (0 shows only the top call), got %r" % (max_depth,))
+    return max_depth
+
+
+class PrintCtx(OperatorsOption, Context):
+    """Prints every call made under it as ``name(args)``, indented two spaces per level.
+
+    ``file``: where lines go (default: ``sys.stdout`` at the time of printing) or a callable
+    taking one line. ``results=True`` also prints ``-> result`` (or ``-> raised ...``) when a
+    call returns. ``max_depth``: calls deeper than this (the top call is depth 0) are not
+    shown and run natively. ``include``/``exclude``: see ``context.ready.filters.CalleeFilter``;
+    the descendants of a call not shown are still shown, indented under its nearest shown
+    ancestor. ``qualified=True`` shows ``module.qualname`` names. ``operators=True`` shows
+    operators as calls of ``operator.*``. ``limit``: characters per value shown.
+    """
+
+    def __init__(self, file=None, *, results=False, max_depth=None, include=None, exclude=None,
+                 qualified=False, operators=False, limit=80):
+        super().__init__(metadata=None)
+        self.file = file
+        self.results = results
+        self.max_depth = check_max_depth(max_depth)
+        self.filter = CalleeFilter(include, exclude)
+        self.qualified = qualified
+        self.limit = limit
+        self._depth = 0  # depth of the call being run
+        self._indent = 0  # shown calls enclosing it
+        self._pending = None  # a shown call's line, held back until its result or first shown child
+
+    def _write(self, line):
+        out = self.file
+        if out is None:
+            print(line, file=sys.stdout)
+        elif callable(out):
+            out(line)
+        else:
+            print(line, file=out)
+
+    def _flush(self):
+        if self._pending is not None:
+            self._write(self._pending)
+            self._pending = None
+
+    def _finish(self, line, pad, shown_value):
+        """Print what a shown call gave: on its own line if children were shown, else after the call."""
+        if self._pending is line:
+            self._pending = None
+            self._write("%s -> %s" % (line, shown_value))
+        else:
+            self._flush()
+            self._write("%s-> %s" % (pad, shown_value))
+
+    def overdub(self, f, *args, **kwargs):
+        depth = self._depth
+        if self.max_depth is not None and depth > self.max_depth:
+            return self.fallback(f, *args, **kwargs)
+        shown = self.filter.shows(f)
+        if shown:
+            pad = "  " * self._indent
+            line = "%s%s(%s)" % (pad, callee_name(f, self.qualified), format_arguments(args, kwargs, self.limit))
+            if self.results:  # held back: a call with no shown children gets its result on the same line
+                self._flush()
+                self._pending = line
+            else:
+                self._write(line)
+            self._indent += 1
+        self._depth = depth + 1
+        try:
+            out = Context.overdub(self, f, *args, **kwargs)
+        except BaseException as exc:
+            if shown and self.results:
+                self._finish(line, pad, "raised " + short_repr(exc, self.limit))
+            raise
+        finally:
+            self._depth = depth
+            if shown:
+                self._indent -= 1
+        if shown and self.results:
+            self._finish(line, pad, short_repr(out, self.limit))
+        return out
