@@ -24,9 +24,16 @@ declare_engine_code(__file__)
 ndarray = np.ndarray
 
 
+def is_array(x):
+    """Whether ``x``'s primal is an array: NumPy's, or another library's that NumPy's functions
+    dispatch to (``__array_function__``: CuPy's). NumPy scalars are not."""
+    x = primal(x)
+    return isinstance(x, ndarray) or hasattr(type(x), "__array_function__")
+
+
 def make_dual(value, tag, tangent):
     """The tagged value for primal ``value``: a ``DualArray`` for arrays, else a ``Dual``."""
-    if type(value) is ndarray or (type(value) is not float and isinstance(primal(value), ndarray)):
+    if type(value) is ndarray or (type(value) is not float and is_array(value)):
         return DualArray(value, tag, tangent)
     return Dual(value, tag, tangent)
 

@@ -9,6 +9,7 @@ import numbers
 import numpy as np
 
 from . import outputs, runs
+from .dualarray import is_array
 
 
 def _real(x, who, name):
@@ -24,7 +25,7 @@ class Input:
 
     def __init__(self, x, who, name="x"):
         self.who = who
-        if isinstance(x, np.ndarray):
+        if is_array(x):
             if x.dtype.kind not in "fc":
                 raise TypeError(
                     "%s: %s has dtype %s; derivatives need a float array (pass %s.astype(float))"

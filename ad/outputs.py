@@ -9,6 +9,7 @@ import numbers
 import numpy as np
 
 from . import runs
+from .dualarray import is_array
 
 
 class Output:
@@ -48,12 +49,12 @@ def _read(out, ctx, chunk, who):
     if runs.is_function(out):
         raise TypeError("%s: the function returned a function; only derivative supports that" % who)
     value, tangent = runs.leaf(out, ctx)
-    if not isinstance(value, (numbers.Number, np.ndarray, np.generic)):
+    if not (isinstance(value, (numbers.Number, np.generic)) or is_array(value)):
         raise TypeError(
             "%s: the function returned %s; expected a number, an array, or a list or tuple of them"
             % (who, type(value).__name__)
         )
-    if isinstance(value, np.ndarray):
+    if is_array(value):
         form = ("array",)
     else:
         value = number(value)
@@ -78,7 +79,7 @@ def rebuild(form, a):
         kind, parts = form[1], form[2]
         return kind(rebuild(p, a[i]) for i, p in enumerate(parts))
     if form[0] == "number":
-        return number(a[()]) if isinstance(a, np.ndarray) else number(a)
+        return number(a[()]) if is_array(a) else number(a)
     return a
 
 
@@ -86,7 +87,7 @@ def form_of(out, who):
     """The form of a plain result (for backends that work on arrays)."""
     if isinstance(out, (list, tuple)):
         return ("seq", type(out), [form_of(o, who) for o in out])
-    if isinstance(out, np.ndarray):
+    if is_array(out):
         return ("array",)
     if isinstance(out, numbers.Number) or isinstance(out, np.generic):
         return ("number",)

@@ -11,6 +11,8 @@ import numpy as np
 from context.tagging import dispatch
 from context.tagging.values import primal
 
+from .dualarray import is_array
+
 ndarray = np.ndarray  # not engine code: rule bodies call these helpers under an enclosing AD context
 
 
@@ -48,7 +50,7 @@ def align(g, x, ans):
     axis (broadcasting aligns trailing axes; the chunk axis must stay first).
     """
     pg = primal(g)
-    if type(pg) is not ndarray:
+    if not is_array(pg):
         return g
     nx = np.ndim(primal(x))
     n = pg.ndim - nx
@@ -66,21 +68,21 @@ def full(out, ans, n, fresh_from=()):
     tangent without touching another value's.
     """
     pans = primal(ans)
-    if type(pans) is not ndarray:
+    if not is_array(pans):
         return out
     pout = primal(out)
     shape = np.shape(pout)
     want = shape[:n] + pans.shape
     if shape != want:
         return dispatch(np.copy, (dispatch(np.broadcast_to, (out, want)),))
-    if type(pout) is not ndarray or not pout.flags.writeable or any(out is f for f in fresh_from):
+    if not is_array(pout) or not getattr(pout.flags, "writeable", True) or any(out is f for f in fresh_from):
         return dispatch(np.copy, (out,))
     return out
 
 
 def zeros_for(x, n_shape, dtype=None):
     """A zero tangent for constant ``x`` (its derivative is exactly zero) with chunk shape ``n_shape``."""
-    return np.zeros(tuple(n_shape) + np.shape(x), dtype=dtype or np.result_type(x, float))
+    return np.zeros_like(x, shape=tuple(n_shape) + np.shape(x), dtype=dtype or np.result_type(x, float))
 
 
 def per_direction(fn, g, n, *args, **kwargs):

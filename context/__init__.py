@@ -15,13 +15,21 @@ from .base import Context  # noqa: E402
 from .callbacks import register_callback_method, register_callback_positions  # noqa: E402
 from .errors import RewriteError  # noqa: E402
 from .ready.counting import CountCtx  # noqa: E402
+from .ready.devices import GPUUnavailableError  # noqa: E402
+from .ready.gpu import GPUCtx, GPUHostFallbackWarning  # noqa: E402
 from .ready.printing import PrintCtx  # noqa: E402
+from .ready.tracing import CallRecord, TraceCtx  # noqa: E402
 
 __all__ = [
+    "CallRecord",
     "Context",
     "CountCtx",
+    "GPUCtx",
+    "GPUHostFallbackWarning",
+    "GPUUnavailableError",
     "PrintCtx",
     "RewriteError",
+    "TraceCtx",
     "canrecurse",
     "disablehooks",
     "overdub",

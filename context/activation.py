@@ -116,6 +116,7 @@ def _build_entries(act, cls, overridden):
     table = primitives.table_for(cls)
     find = primitives.find
     custom_canrecurse = "canrecurse" in overridden
+    plain_natives = "fallback" not in overridden and act.guard is None and act.parent is None
 
     if "fallback" in overridden:
         def fallback(f, args, kwargs):
@@ -145,14 +146,27 @@ def _build_entries(act, cls, overridden):
         rf = fget(id(f))
         if rf is not None:
             return rf(*args, **kwargs)
+        kind = type(f)
+        if kind is MethodType:
+            rf = fget(id(f.__func__))
+            if rf is not None:
+                return rf(f.__self__, *args, **kwargs)
+        elif plain_natives and (kind in NATIVE_CALLABLE_TYPES or kind is type):
+            key = id(f)
+            if key not in SPECIAL_NATIVES and key not in CALLBACK_ARGUMENTS and not (
+                kind in BUILTIN_METHOD_TYPES and (type(f.__self__), f.__name__) in CALLBACK_METHOD_ARGUMENTS
+            ) and (kind is not type or class_verdict(f) is None):
+                return f(*args, **kwargs)
         return recurse(f, args, kwargs)
 
     act.default_run = default_run
     act.recurse = recurse
 
     if "overdub" in overridden:
+        ctx_overdub = ctx.overdub
+
         def run(f, args, kwargs):
-            return ctx.overdub(f, *args, **kwargs)
+            return ctx_overdub(f, *args, **kwargs)
     else:
         run = default_run
 
@@ -199,6 +213,8 @@ def _build_entries(act, cls, overridden):
     )
     if fast:
         _build_direct_entries(act, pre, fget, table)
+    elif pre is None and post is None and run is not default_run:
+        _overdub_only(act, ctx_overdub)
     else:
         def enter(f, args):
             return MethodType(_call_star, (call, f))
@@ -213,6 +229,28 @@ def _build_entries(act, cls, overridden):
 
         act.enter, act.enter_ex = enter, enter_ex
     act.enter_kw = _enter_kw(act.enter_ex)
+
+
+def _overdub_only(act, ctx_overdub):
+    """Entries for a context that overrides only ``overdub``: call sites call it directly.
+
+    No check that the context is still running is needed: a callee is swapped where it is
+    loaded only when no suspension (a yield or an await) lies between the load and the
+    call, so the call happens while the context that answered is still current.
+    """
+
+    def callee(f):
+        return partial(ctx_overdub, f)
+
+    def enter(f, args):
+        return partial(ctx_overdub, f)
+
+    def enter_ex(f, args, kwargs):
+        if type(args) is not tuple:
+            args = tuple(args)
+        return kwargs, ctx_overdub, (f,) + args
+
+    act.callee, act.enter, act.enter_ex = callee, enter, enter_ex
 
 
 def _enter_kw(enter_ex):

@@ -20,7 +20,7 @@ def _check_context(ctx, who):
         )
 
 
-def overdub(ctx, f, *args, **kwargs):
+def overdub(ctx, f, /, *args, **kwargs):
     """Run ``f(*args, **kwargs)`` under the context ``ctx``.
 
     The call of ``f`` itself goes through ``ctx.overdub`` (so primitives apply) and fires
@@ -45,14 +45,14 @@ def overdub(ctx, f, *args, **kwargs):
         switch_to(previous)
 
 
-def recurse(ctx, f, *args, **kwargs):
+def recurse(ctx, f, /, *args, **kwargs):
     """Run ``f``'s own code rewritten for ``ctx`` (natively, through ``fallback``, if it has none)."""
     _check_context(ctx, "recurse")
     with entered(ctx) as act:
         return act.recurse(f, args, kwargs)
 
 
-def canrecurse(ctx, f, *args, **kwargs):
+def canrecurse(ctx, f, /, *args, **kwargs):
     """Whether ``ctx`` would recurse into ``f`` (asks ``ctx.canrecurse``)."""
     _check_context(ctx, "canrecurse")
     return ctx.canrecurse(f, *args, **kwargs)

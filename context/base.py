@@ -36,13 +36,13 @@ class Context:
     def __repr__(self):
         return "%s(metadata=%r)" % (type(self).__name__, self.metadata)
 
-    def prehook(self, f, *args, **kwargs):
+    def prehook(self, f, /, *args, **kwargs):
         """Called before each call ``f(*args, **kwargs)`` made inside overdubbed code."""
 
-    def posthook(self, out, f, *args, **kwargs):
+    def posthook(self, out, f, /, *args, **kwargs):
         """Called after each call made inside overdubbed code returns ``out``."""
 
-    def overdub(self, f, *args, **kwargs):
+    def overdub(self, f, /, *args, **kwargs):
         """Run one call: the primitive for ``f`` if any, else ``recurse`` if ``canrecurse``, else ``fallback``."""
         act = STATE.act
         if act is not None and act.ctx is self:
@@ -50,11 +50,11 @@ class Context:
         with entered(self) as act:
             return act.default_run(f, args, kwargs)
 
-    def canrecurse(self, f, *args, **kwargs):
+    def canrecurse(self, f, /, *args, **kwargs):
         """Whether ``f`` runs Python code that can be rewritten (not native, not the engine's)."""
         return resolve(f, args, kwargs) is not None
 
-    def fallback(self, f, *args, **kwargs):
+    def fallback(self, f, /, *args, **kwargs):
         """Call ``f`` natively (under the enclosing context, if this one is nested)."""
         with entered(self) as act:
             return native_call(act, f, args, kwargs)

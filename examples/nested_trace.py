@@ -1,4 +1,12 @@
-"""The talk's nested tracing: an overriding ``overdub`` builds a call tree with ``similarcontext``."""
+"""The talk's nested tracing: an overriding ``overdub`` builds a call tree with ``similarcontext``.
+
+The ready-made ``context.TraceCtx`` records the same tree with results and wall times,
+and writes it as a Chrome trace file that Perfetto, chrome://tracing and speedscope open.
+"""
+
+import json
+import os
+import tempfile
 
 import context
 
@@ -8,7 +16,7 @@ class Trace(context.Context):
 
     intercept_operators = True  # see ``x * y`` as a call of ``operator.mul``
 
-    def overdub(self, f, *args, **kwargs):
+    def overdub(self, f, /, *args, **kwargs):
         subtrace = []
         self.metadata.append(((f, args), subtrace))
         if context.canrecurse(self, f, *args, **kwargs):
@@ -30,7 +38,18 @@ def main(out=print):
     trace = []
     context.overdub(Trace(metadata=trace), f, 2.0, 3.0, 4.0)
     show(trace, out)
-    return trace
+
+    out("\nThe same with context.TraceCtx, which also records results and wall times:")
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "trace.json")
+        with context.TraceCtx(path, keep=True, operators=True) as recorder:
+            context.overdub(recorder, f, 2.0, 3.0, 4.0)
+        out(recorder.render())
+        with open(path) as handle:
+            events = json.load(handle)["traceEvents"]
+        begun = [e["name"] for e in events if e["ph"] == "B"]
+        out("%s: %d events for the calls %s" % (os.path.basename(path), len(events), ", ".join(begun)))
+    return trace, recorder.roots
 
 
 if __name__ == "__main__":

@@ -954,3 +954,25 @@ def test_two_threads_with_different_contexts_do_not_interfere():
     assert results == {"a": "a" * n, "b": "b" * n}
     assert ctxs["a"].metadata["tick_a"] == n and ctxs["a"].metadata["tick_b"] == 0
     assert ctxs["b"].metadata["tick_b"] == n and ctxs["b"].metadata["tick_a"] == 0
+
+
+def test_keyword_arguments_named_like_the_engines_own_parameters_pass_through():
+    def g(f=None, ctx=None, self=None, out=None, args=None, kwargs=None):
+        return (f, ctx, self, out, args, kwargs)
+
+    def h():
+        return g(f=1, ctx=2, self=3, out=4, args=5, kwargs=6)
+
+    want = (1, 2, 3, 4, 5, 6)
+    assert context.overdub(context.Context(), g, f=1, ctx=2, self=3, out=4, args=5, kwargs=6) == want
+
+    class Hooked(context.Context):
+        def prehook(self, f, /, *args, **kwargs):
+            pass
+
+        def posthook(self, out, f, /, *args, **kwargs):
+            pass
+
+    for ctx in [context.Context(), Hooked(), context.PrintCtx(lambda line: None), context.TraceCtx(),
+                context.CountCtx()]:
+        assert context.overdub(ctx, h) == want

@@ -55,8 +55,12 @@ def test_primitives_replace_and_memoise():
 def test_nested_trace_structure():
     import operator
 
-    trace = _example("nested_trace").main(lambda line: None)
+    trace, roots = _example("nested_trace").main(lambda line: None)
     nested = _example("nested_trace")
+    (root,) = roots
+    assert root.callee is nested.f and root.result == 18.0
+    assert [(c.callee, c.args, c.result) for c in root.children] == [
+        (operator.mul, (2.0, 3.0), 6.0), (operator.mul, (3.0, 4.0), 12.0), (operator.add, (6.0, 12.0), 18.0)]
     (top, args), sub = trace[0]
     assert top is nested.f and args == (2.0, 3.0, 4.0)
     assert [(fn, a) for (fn, a), _ in sub] == [
@@ -87,3 +91,10 @@ def test_array_examples_give_the_right_answers():
     assert iterations <= 20
     d_clayton, fd, J = _example("buffers").main(lambda *_: None)
     np.testing.assert_allclose(d_clayton, fd, rtol=1e-6, atol=1e-9)
+
+
+def test_gpu_kernel_example_runs_the_kernel_and_reports_its_calls():
+    difference, report, dtype32 = _example("gpu_kernel").main(lambda *_: None)
+    assert difference < 1e-5
+    assert report.on_device == {"numpy.exp": 2, "numpy.tanh": 1, "numpy.where": 2} and report.on_host == {}
+    assert dtype32 == np.float32

@@ -46,3 +46,40 @@ def test_suspended_call_resumed_after_the_context_ends_runs_natively():
 def test_same_under_an_empty_context():
     g = context.overdub(Plain(), lambda: gen())
     assert next(g) == "paused" and g.send(1) == 2
+
+
+class Wraps(context.Context):
+    """Overrides only ``overdub``: call sites call it directly, with no liveness check."""
+
+    def overdub(self, f, /, *args, **kwargs):
+        self.metadata.append(getattr(f, "__name__", None))
+        return context.Context.overdub(self, f, *args, **kwargs)
+
+
+def test_suspended_call_under_an_overdub_only_context_resumed_after_it_ends_runs_natively():
+    ctx = Wraps(metadata=[])
+
+    def start():
+        g = gen()
+        assert next(g) == "paused"
+        return g
+
+    g = context.overdub(ctx, start)
+    seen = list(ctx.metadata)
+    assert "gen" in seen
+    assert g.send(1) == 2  # inner was loaded before the yield: it is asked for at the call, natively now
+    assert ctx.metadata == seen
+
+
+def test_await_between_load_and_call_under_an_overdub_only_context():
+    import asyncio
+
+    async def value():
+        return 41
+
+    async def main():
+        return inner(await value())
+
+    ctx = Wraps(metadata=[])
+    assert context.overdub(ctx, lambda: asyncio.run(main())) == 42
+    assert "inner" in ctx.metadata and "value" in ctx.metadata

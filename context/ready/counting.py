@@ -36,7 +36,7 @@ class CountCtx(OperatorsOption, Context):
         self._by_key = Counter()
         self._names = {}
 
-    def prehook(self, f, *args, **kwargs):
+    def prehook(self, f, /, *args, **kwargs):
         types = self.types
         if types is not None:
             if not (args or kwargs):

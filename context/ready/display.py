@@ -64,14 +64,29 @@ def _join(module, name):
     return "%s.%s" % (module, name)
 
 
+_PLAIN_SCALARS = frozenset([float, bool, type(None), complex])
+_BIG = 10**18
+
+
 def short_repr(value, limit=80):
     """``repr(value)`` cut to about ``limit`` characters; never raises."""
+    kind = type(value)
+    if kind in _PLAIN_SCALARS or (kind is int and -_BIG < value < _BIG) or (
+        kind is str and (limit is None or len(value) <= limit)
+    ):
+        text = repr(value)  # the common cases, without reprlib's dispatch
+    else:
+        text = _long_repr(value)
+    if limit is not None and len(text) > limit:
+        text = text[: max(limit - 3, 1)] + "..."
+    return text
+
+
+def _long_repr(value):
     try:
         text = _REPR.repr(value)
     except Exception as exc:  # a half-built object, a broken __repr__: say so, do not stop the run
         text = "<%s object (repr failed: %s)>" % (type(value).__qualname__, type(exc).__name__)
-    if limit is not None and len(text) > limit:
-        text = text[: max(limit - 3, 1)] + "..."
     return text
 
 
@@ -81,7 +96,3 @@ def format_arguments(args, kwargs, limit=80):
     shown.extend("%s=%s" % (k, short_repr(v, limit)) for k, v in kwargs.items())
     return ", ".join(shown)
 
-
-def format_call(f, args, kwargs, limit=80, qualified=False):
-    """``name(a, b, k=v)``."""
-    return "%s(%s)" % (callee_name(f, qualified), format_arguments(args, kwargs, limit))

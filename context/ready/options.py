@@ -1,4 +1,4 @@
-"""The ``operators=`` option of the ready-made contexts: see ``a * b`` as a call of ``operator.mul``."""
+"""Options shared by the ready-made contexts: ``operators=`` (see ``a * b`` as a call) and ``max_depth=``."""
 
 import weakref
 
@@ -20,3 +20,11 @@ class OperatorsOption:
         if operators and not cls.intercept_operators:
             cls = operators_variant(cls)
         return super().__new__(cls)
+
+
+def check_max_depth(max_depth, who):
+    """``max_depth`` if it is None or an int >= 0, else a ValueError naming ``who``."""
+    if max_depth is not None and (type(max_depth) is not int or max_depth < 0):
+        raise ValueError("%s: max_depth must be None or an int >= 0 (0 shows only the top call), got %r"
+                         % (who, max_depth))
+    return max_depth

@@ -5,13 +5,7 @@ import sys
 from ..base import Context
 from .display import format_arguments, callee_name, short_repr
 from .filters import CalleeFilter
-from .options import OperatorsOption
-
-
-def check_max_depth(max_depth):
-    if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0):
-        raise ValueError("max_depth must be None or an int >= 0 (0 shows only the top call), got %r" % (max_depth,))
-    return max_depth
+from .options import OperatorsOption, check_max_depth
 
 
 class PrintCtx(OperatorsOption, Context):
@@ -31,7 +25,7 @@ class PrintCtx(OperatorsOption, Context):
         super().__init__(metadata=None)
         self.file = file
         self.results = results
-        self.max_depth = check_max_depth(max_depth)
+        self.max_depth = check_max_depth(max_depth, "PrintCtx")
         self.filter = CalleeFilter(include, exclude)
         self.qualified = qualified
         self.limit = limit
@@ -62,7 +56,7 @@ class PrintCtx(OperatorsOption, Context):
             self._flush()
             self._write("%s-> %s" % (pad, shown_value))
 
-    def overdub(self, f, *args, **kwargs):
+    def overdub(self, f, /, *args, **kwargs):
         depth = self._depth
         if self.max_depth is not None and depth > self.max_depth:
             return self.fallback(f, *args, **kwargs)

@@ -149,6 +149,10 @@ class CallSites:
             instr = items[i]
             if not isinstance(instr, Instr) or instr.name in ("SWAP", "PUSH_NULL", "KW_NAMES", "PRECALL"):
                 continue
+            if instr.name == "YIELD_VALUE":
+                # The frame may resume after its context ended: a callee loaded before the
+                # suspension is asked for at the call instead (see ``_overdub_only`` in activation).
+                spoiled.update(p for _, p in stack if p >= 0)
             if instr.name == "COPY":
                 if len(stack) >= instr.arg and stack[-instr.arg][1] >= 0:
                     spoiled.add(stack[-instr.arg][1])
