@@ -19,14 +19,14 @@ def note(label):
 class Recorder(context.Context):
     """Appends ``(name_of(f), args, kwargs)`` to ``self.metadata`` (a list) for every hooked call."""
 
-    def prehook(self, f, *args, **kwargs):
+    def prehook(self, f, /, *args, **kwargs):
         self.metadata.append((name_of(f), args, kwargs))
 
 
 class Counter(context.Context):
     """Counts hooked calls by ``name_of(f)`` in ``self.metadata`` (a ``collections.Counter``)."""
 
-    def prehook(self, f, *args, **kwargs):
+    def prehook(self, f, /, *args, **kwargs):
         self.metadata[name_of(f)] += 1
 
 

@@ -52,13 +52,13 @@ def _line_of(obj, marker):
 
 
 class PreBoom(context.Context):
-    def prehook(self, f, *args, **kwargs):
+    def prehook(self, f, /, *args, **kwargs):
         if f is inner:
             raise Boom("prehook")  # prehook raise
 
 
 class PostBoom(context.Context):
-    def posthook(self, out, f, *args, **kwargs):
+    def posthook(self, out, f, /, *args, **kwargs):
         if f is inner:
             raise Boom("posthook %r" % (out,))  # posthook raise
 
@@ -128,7 +128,7 @@ def test_bytecode_that_cannot_be_rewritten_raises_rewrite_error():
 
 def test_rewrite_error_can_be_avoided_by_opting_out():
     class Careful(Underflow):
-        def canrecurse(self, f, *args, **kwargs):
+        def canrecurse(self, f, /, *args, **kwargs):
             return f is not victim and super().canrecurse(f, *args, **kwargs)
 
     assert context.overdub(Careful(), victim, 1) == 2
@@ -156,7 +156,7 @@ def visible(x):
 
 
 class OptOut(Recorder):
-    def canrecurse(self, f, *args, **kwargs):
+    def canrecurse(self, f, /, *args, **kwargs):
         return f is not opaque and super().canrecurse(f, *args, **kwargs)
 
 
@@ -186,10 +186,10 @@ def test_module_level_canrecurse_consults_the_context():
 
 def test_default_fallback_calls_natively_and_can_be_overridden():
     class Loud(context.Context):
-        def canrecurse(self, f, *args, **kwargs):
+        def canrecurse(self, f, /, *args, **kwargs):
             return False
 
-        def fallback(self, f, *args, **kwargs):
+        def fallback(self, f, /, *args, **kwargs):
             self.metadata.append(getattr(f, "__name__", "?"))
             return f(*args, **kwargs)
 

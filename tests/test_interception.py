@@ -65,7 +65,7 @@ def test_operator_calls_are_the_operator_module_functions():
     class Keep(context.Context):
         intercept_operators = True
 
-        def prehook(self, f, *args, **kwargs):
+        def prehook(self, f, /, *args, **kwargs):
             fs.append(f)
 
     context.overdub(Keep(), arith, 1.5, 2.5)

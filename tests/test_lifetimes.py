@@ -13,7 +13,7 @@ def gen():
 
 
 class Posts(context.Context):
-    def posthook(self, out, f, *args, **kwargs):
+    def posthook(self, out, f, /, *args, **kwargs):
         self.metadata.append(getattr(f, "__name__", None))
 
 

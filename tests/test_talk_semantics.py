@@ -24,10 +24,10 @@ def top(x):
 
 
 class HookLog(context.Context):
-    def prehook(self, f, *args, **kwargs):
+    def prehook(self, f, /, *args, **kwargs):
         self.metadata.append(("pre", name_of(f), args, kwargs))
 
-    def posthook(self, out, f, *args, **kwargs):
+    def posthook(self, out, f, /, *args, **kwargs):
         self.metadata.append(("post", name_of(f), out))
 
 
@@ -58,7 +58,7 @@ def test_posthook_sees_the_value_returned_to_the_caller():
     seen = []
 
     class Post(context.Context):
-        def posthook(self, out, f, *args, **kwargs):
+        def posthook(self, out, f, /, *args, **kwargs):
             seen.append((name_of(f), out, args))
 
     def g(s):
@@ -208,7 +208,7 @@ def test_memoising_primitive_calls_recurse():
 
 
 class TraceCtx(context.Context):
-    def overdub(self, f, *args, **kwargs):
+    def overdub(self, f, /, *args, **kwargs):
         subtrace = []
         self.metadata.append(((f, args), subtrace))
         if context.canrecurse(self, f, *args):
@@ -286,7 +286,7 @@ class Count:
 class StrIntCount(context.Context):
     """Counts calls with at least one positional argument, all of them str or int."""
 
-    def prehook(self, f, *args, **kwargs):
+    def prehook(self, f, /, *args, **kwargs):
         if args and all(isinstance(a, (str, int)) for a in args):
             self.metadata.count += 1
 
@@ -325,10 +325,10 @@ def test_disablehooks_silences_hooks_at_every_depth_but_keeps_primitives():
     events = []
 
     class Loud(context.Context):
-        def prehook(self, f, *args, **kwargs):
+        def prehook(self, f, /, *args, **kwargs):
             events.append(("pre", name_of(f)))
 
-        def posthook(self, out, f, *args, **kwargs):
+        def posthook(self, out, f, /, *args, **kwargs):
             events.append(("post", name_of(f)))
 
     @Loud.primitive(math.sin)
