@@ -12,8 +12,10 @@ Without CuPy or a CUDA device nothing is timed: the table says why, and rows
 recorded earlier on a GPU machine are kept. ``--quick`` runs fewer rounds.
 """
 
+import os
 import re
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -24,22 +26,13 @@ from context import overdub
 from context.ready.devices import GPUUnavailableError, cupy_device
 from context.ready.gpu import GPUCtx
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples"))
+from gpu_kernel import hmlstm_kernel, inputs  # noqa: E402  (the example's kernel, timed as it is)
+
 N = 4096
 GOAL = 1 / 0.9  # GPUCtx's time at most this multiple of hand-written CuPy's
 DOC = Path(__file__).resolve().parent.parent / "docs" / "performance.md"
 NAME = "gpu"
-
-
-def sigm(x):
-    return 1.0 / (1.0 + np.exp(-x))
-
-
-def hmlstm_kernel(z, zb, c, f, i, g):
-    z = z[:, None]
-    zb = zb[:, None]
-    flush = sigm(i) * np.tanh(g)
-    update = sigm(f) * c + flush
-    return np.where(z == 1, flush, np.where(zb == 0, c, update))
 
 
 def cupy_kernel(cp):
@@ -53,14 +46,6 @@ def cupy_kernel(cp):
         return cp.where(z == 1, flush, cp.where(zb == 0, c, update))
 
     return kernel
-
-
-def inputs(n, seed=0):
-    rng = np.random.default_rng(seed)
-    z = (rng.random(n) < 0.2).astype(np.float32)
-    zb = (rng.random(n) < 0.5).astype(np.float32)
-    c, f, i, g = rng.standard_normal((4, n, n), dtype=np.float32)
-    return z, zb, c, f, i, g
 
 
 def median_times(cases, sync, rounds, warmup=3):

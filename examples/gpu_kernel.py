@@ -35,11 +35,12 @@ class GPU32(GPUCtx):
     passes = (context.passes.float32_literals,)
 
 
-def inputs(n, seed=0):
+def inputs(n, seed=0, dtype=np.float32):
+    """Random flags ``z``, ``zb`` of shape (n,) and states ``c, f, i, g`` of shape (n, n)."""
     rng = np.random.default_rng(seed)
-    z = (rng.random(n) < 0.2).astype(np.float32)
-    zb = (rng.random(n) < 0.5).astype(np.float32)
-    c, f, i, g = rng.standard_normal((4, n, n), dtype=np.float32)
+    z = (rng.random(n) < 0.2).astype(dtype)
+    zb = (rng.random(n) < 0.5).astype(dtype)
+    c, f, i, g = rng.standard_normal((4, n, n)).astype(dtype)
     return z, zb, c, f, i, g
 
 

@@ -4,6 +4,8 @@ without CuPy or without a CUDA device.
 Run on a CUDA machine with ``pip install "pycassette[gpu]"`` and ``pytest -m gpu``.
 """
 
+import os
+import sys
 import warnings
 
 import numpy as np
@@ -13,6 +15,10 @@ import ad
 from context import overdub
 from context.ready.devices import GPUUnavailableError, cupy_device
 from context.ready.gpu import GPUCtx, GPUHostFallbackWarning
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples"))
+from gpu_kernel import hmlstm_kernel, inputs, sigm  # noqa: E402
+sys.path.pop(0)
 
 try:
     DEVICE = cupy_device()
@@ -29,26 +35,6 @@ else:
     cupy = None
 
 
-def sigm(x):
-    return 1.0 / (1.0 + np.exp(-x))
-
-
-def hmlstm_kernel(z, zb, c, f, i, g):
-    z = z[:, None]
-    zb = zb[:, None]
-    flush = sigm(i) * np.tanh(g)
-    update = sigm(f) * c + flush
-    return np.where(z == 1, flush, np.where(zb == 0, c, update))
-
-
-def kernel_inputs(n, dtype=np.float32, seed=0):
-    rng = np.random.default_rng(seed)
-    z = (rng.random(n) < 0.2).astype(dtype)
-    zb = (rng.random(n) < 0.5).astype(dtype)
-    c, f, i, g = rng.standard_normal((4, n, n)).astype(dtype)
-    return z, zb, c, f, i, g
-
-
 V = np.linspace(-1.0, 1.0, 7)
 X0 = np.linspace(0.1, 0.9, 7)
 
@@ -59,7 +45,7 @@ def loss(x):
 
 @pytest.mark.gpu
 def test_kernel_matches_numpy():
-    args = kernel_inputs(512)
+    args = inputs(512)
     ctx = GPUCtx()
     assert ctx.device.name.startswith("CuPy on ")
     out = overdub(ctx, hmlstm_kernel, *args)
@@ -93,7 +79,7 @@ def test_arrays_are_cupy_inside_and_numpy_outside():
 
 @pytest.mark.gpu
 def test_keep_on_device_gives_cupy_arrays():
-    args = kernel_inputs(64)
+    args = inputs(64)
     out = overdub(GPUCtx(keep_on_device=True), hmlstm_kernel, *args)
     assert type(out) is cupy.ndarray
     np.testing.assert_allclose(cupy.asnumpy(out), hmlstm_kernel(*args), rtol=1e-5, atol=1e-6)
@@ -145,7 +131,7 @@ def test_host_global_mixed_with_device_array_moves_once():
 
 @pytest.mark.gpu
 def test_ad_gpu_inside_derivative_of_the_kernel():
-    z, zb, c, f, i, g = kernel_inputs(32, dtype=np.float64)
+    z, zb, c, f, i, g = inputs(32, dtype=np.float64)
 
     def on_gpu(s):
         return np.sum(overdub(GPUCtx(), hmlstm_kernel, z, zb, s * c, f, i, g))
