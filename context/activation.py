@@ -414,12 +414,10 @@ def _call_prepared(prepared, *ignored):
 
 
 def _call_through(bound, *args, **kwargs):
-    """A call site's callee under a context that observes calls (natively once it has finished:
-    a frame suspended between loading the callee and calling it may resume later)."""
+    """A call site's callee under a context that observes calls. The context is still running:
+    no callee is swapped where it is loaded if a yield or await comes before its call."""
     act, f = bound
-    if act.alive:
-        return act.call_ex(f, args, kwargs)
-    return f(*args, **kwargs)
+    return act.call_ex(f, args, kwargs)
 
 
 def _prepare_then_call(bound, *args, **kwargs):

@@ -201,24 +201,23 @@ class TraceCtx(OperatorsOption, Context):
         try:
             out = _run(self, f, *args, **kwargs)
         except BaseException as exc:
-            end = perf_counter_ns()
-            lists.pop()
-            if rec is not None:
-                rec.end_ns, rec.exception = end, exc
-            if writer is not None:
-                writer.end("exception", short_repr(exc, self.limit), end)
-                if not depth:
-                    writer.checkpoint()
+            self._finish(rec, depth, "exception", exc)
             raise
+        self._finish(rec, depth, "result", out)
+        return out
+
+    def _finish(self, rec, depth, outcome, value):
+        """A call of the general path ended: ``outcome`` is "result" or "exception" (a record's attribute)."""
         end = perf_counter_ns()
-        lists.pop()
+        self._lists.pop()
         if rec is not None:
-            rec.end_ns, rec.result = end, out
+            rec.end_ns = end
+            setattr(rec, outcome, value)
+        writer = self._writer
         if writer is not None:
-            writer.end("result", short_repr(out, self.limit), end)
+            writer.end(outcome, short_repr(value, self.limit), end)
             if not depth:
                 writer.checkpoint()
-        return out
 
     def _describe(self, f):
         """``(qualified name, category)`` of a callee for the trace file (cached per callee)."""
