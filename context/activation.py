@@ -58,7 +58,11 @@ def _class_plan(cls):
     if cached is None or cached[0] != primitives.version():
         overridden = frozenset(n for n in _HOOKABLE if getattr(cls, n) is not getattr(Context, n))
         # A prehook must see each call's arguments: its code asks at every call site instead.
-        config = config_for(cls)._replace(callees_at_load="prehook" not in overridden)
+        # A context that overrides only ``overdub`` (of the hooks) has ``f(x)`` call
+        # ``STATE.run(f, x)``, which is its ``overdub``: see ``_overdub_only``.
+        overdub_only = "overdub" in overridden and not overridden & {"prehook", "posthook"}
+        config = config_for(cls)._replace(callees_at_load="prehook" not in overridden,
+                                          callee_as_argument=overdub_only)
         cached = _plans[cls] = (primitives.version(), config, overridden)
     return cached[1], cached[2]
 
@@ -66,7 +70,7 @@ def _class_plan(cls):
 class Activation:
     __slots__ = (
         "ctx", "parent", "alive", "config", "fcache", "entry_frame", "tag", "guard",
-        "call", "call_ex", "callee", "enter", "enter_kw", "enter_ex", "default_run", "recurse",
+        "call", "call_ex", "callee", "run", "enter", "enter_kw", "enter_ex", "default_run", "recurse",
     )
 
     def __init__(self, ctx, parent, entry_frame):
@@ -207,6 +211,11 @@ def _build_entries(act, cls, overridden):
     act.call = call
     act.call_ex = call_ex
 
+    def run_call(f, /, *args, **kwargs):  # ``STATE.run``; overdub-only contexts have their own
+        return call_ex(f, args, kwargs)
+
+    act.run = run_call
+
     fast = (
         post is None and run is default_run and not custom_canrecurse
         and "fallback" not in overridden and act.parent is None
@@ -234,13 +243,16 @@ def _build_entries(act, cls, overridden):
 def _overdub_only(act, ctx_overdub):
     """Entries for a context that overrides only ``overdub``: call sites call it directly.
 
-    No check that the context is still running is needed: a callee is swapped where it is
-    loaded only when no suspension (a yield or an await) lies between the load and the
-    call, so the call happens while the context that answered is still current.
+    Code rewritten for such a context calls ``STATE.run(f, *args)``, that is the context's
+    ``overdub``, wherever the stack analysis allows; other call sites ask ``callee``,
+    ``enter`` or ``enter_ex``. No check that the context is still running is needed: a
+    callee is handled where it is loaded only when no suspension (a yield or an await)
+    lies between the load and the call, so the call happens while the context that
+    answered is still current.
     """
 
-    def callee(f):
-        return partial(ctx_overdub, f)
+    act.run = ctx_overdub
+    callee = partial(partial, ctx_overdub)  # callee(f) is partial(ctx_overdub, f), made without a Python frame
 
     def enter(f, args):
         return partial(ctx_overdub, f)

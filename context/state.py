@@ -5,6 +5,7 @@ and calls it with the callee and the arguments; it returns what to call. Outside
 native calls, so code rewritten earlier (a generator resumed later, say) still runs.
 """
 
+import operator
 import threading
 
 
@@ -36,20 +37,21 @@ def native_enter_ex(f, args, kwargs):
     return kwargs, f, args
 
 
-_NATIVE = (native_call, native_call_ex, native_callee, native_enter, native_enter_kw, native_enter_ex)
+_NATIVE = (native_call, native_call_ex, native_callee, native_enter, native_enter_kw, native_enter_ex, operator.call)
 
 
 class _State(threading.local):
     """``call*`` run a call and return its result (for the engine's own use).
 
     ``callee(f)`` returns what to call instead of ``f``, with the call site's own arguments.
+    ``run(f, *args, **kwargs)`` runs the call through the context and returns its result.
     ``enter*`` tell rewritten code what to call: ``enter(f, args)`` returns ``g`` to be
     called as ``g(*args)``; ``enter_kw``/``enter_ex`` return ``(kwargs, g, args)``.
     """
 
     def __init__(self):
         self.act = None
-        self.call, self.call_ex, self.callee, self.enter, self.enter_kw, self.enter_ex = _NATIVE
+        self.call, self.call_ex, self.callee, self.enter, self.enter_kw, self.enter_ex, self.run = _NATIVE
 
 
 STATE = _State()
@@ -61,8 +63,8 @@ def switch_to(act):
     previous = state.act
     state.act = act
     if act is None:
-        state.call, state.call_ex, state.callee, state.enter, state.enter_kw, state.enter_ex = _NATIVE
+        state.call, state.call_ex, state.callee, state.enter, state.enter_kw, state.enter_ex, state.run = _NATIVE
     else:
-        state.call, state.call_ex, state.callee = act.call, act.call_ex, act.callee
+        state.call, state.call_ex, state.callee, state.run = act.call, act.call_ex, act.callee, act.run
         state.enter, state.enter_kw, state.enter_ex = act.enter, act.enter_kw, act.enter_ex
     return previous

@@ -23,6 +23,19 @@ class Recorder(context.Context):
         self.metadata.append((name_of(f), args, kwargs))
 
 
+class OverdubRecorder(context.Context):
+    """Appends ``(name_of(f), args, kwargs)`` to ``self.metadata`` (a list) for every call,
+    the top one included.
+
+    It overrides only ``overdub``, so its code calls ``STATE.run(f, *args)``: the form of
+    call site rewritten for such contexts.
+    """
+
+    def overdub(self, f, /, *args, **kwargs):
+        self.metadata.append((name_of(f), args, kwargs))
+        return context.Context.overdub(self, f, *args, **kwargs)
+
+
 class Counter(context.Context):
     """Counts hooked calls by ``name_of(f)`` in ``self.metadata`` (a ``collections.Counter``)."""
 
@@ -30,16 +43,17 @@ class Counter(context.Context):
         self.metadata[name_of(f)] += 1
 
 
-def record(fn, *args, **kwargs):
-    """Run ``fn`` under a fresh Recorder; return (result, names, notes).
+def record(fn, *args, recorder=Recorder, **kwargs):
+    """Run ``fn`` under a fresh ``recorder``; return (result, names, notes).
 
-    ``names`` lists the names of every hooked call in order; ``notes`` lists the
-    labels of the hooked calls of ``note``.
+    ``names`` lists the names of every call made inside, in order; ``notes`` lists the
+    labels of the calls of ``note``.
     """
-    ctx = Recorder(metadata=[])
+    ctx = recorder(metadata=[])
     out = context.overdub(ctx, fn, *args, **kwargs)
-    names = [name for name, _, _ in ctx.metadata]
-    notes = [a[0] for name, a, _ in ctx.metadata if name == "note" and len(a) == 1]
+    calls = ctx.metadata[1:] if recorder is OverdubRecorder else ctx.metadata  # not the top call
+    names = [name for name, _, _ in calls]
+    notes = [a[0] for name, a, _ in calls if name == "note" and len(a) == 1]
     return out, names, notes
 
 

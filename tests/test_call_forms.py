@@ -1,5 +1,9 @@
 """Every way Python code makes a call, run under a recording context: the result
-equals the native one and the calls inside were hooked (``note`` marks them)."""
+equals the native one and the calls inside were hooked (``note`` marks them).
+
+``same`` also runs each case under a context that overrides only ``overdub`` (its code
+calls ``STATE.run(f, *args)`` where the stack analysis allows) and checks that it sees
+the same calls as the prehook, in the same order."""
 
 import asyncio
 import collections
@@ -16,15 +20,32 @@ import traceback
 import pytest
 
 import context
-from tests.helpers import Counter, Recorder, count, note, record
+from tests.helpers import Counter, OverdubRecorder, Recorder, count, note, record
 
 
-def same(fn, *args):
-    """Run fn natively and under a Recorder; assert equal results; return (names, notes)."""
+def _without_addresses(names):
+    return [re.sub(r" at 0x[0-9a-f]+", "", name) for name in names]
+
+
+def same(fn, *args, overdub="calls"):
+    """Run fn natively, under a Recorder and under an OverdubRecorder; assert equal results;
+    return the Recorder's (names, notes).
+
+    ``overdub``: "calls" asserts that both saw the same calls, "notes" the same notes only
+    (for code that sets up process-wide state on its first run), None skips the
+    OverdubRecorder.
+    """
     native = fn(*args)
     out, names, notes = record(fn, *args)
     assert out == native
     assert type(out) is type(native)
+    if overdub is not None:
+        out, overdub_names, overdub_notes = record(fn, *args, recorder=OverdubRecorder)
+        assert out == native
+        assert type(out) is type(native)
+        assert overdub_notes == notes
+        if overdub == "calls":
+            assert _without_addresses(overdub_names) == _without_addresses(names)
     return names, notes
 
 
@@ -425,7 +446,8 @@ async def amain():
 
 
 def test_coroutines_and_async_generators():
-    names, notes = same(lambda: asyncio.run(amain()))
+    # asyncio sets up its event loop policy once per process and caches logger levels
+    names, notes = same(lambda: asyncio.run(amain()), overdub="notes")
     assert notes == [("co", 1), ("co", 2), ("agen", 0), ("agen", 1), ("agen", 2), "cm"]
 
 
@@ -671,7 +693,8 @@ def frame_back_caller():
 
 def test_frame_back_chain_is_the_users():
     # logging.Logger.findCaller and warnings.warn(stacklevel=...) walk f_back
-    names, notes = same(frame_back_caller)
+    # (A context that overrides overdub runs each call through its own Python frames.)
+    names, notes = same(frame_back_caller, overdub=None)
     assert frame_back_caller() == ("frame_back_caller", "frame_back_caller")
     assert notes == ["back"]
 
@@ -690,7 +713,7 @@ def frame_top():
 
 
 def test_getframe_two_levels_and_extract_stack():
-    names, notes = same(frame_top)
+    names, notes = same(frame_top, overdub=None)
     assert frame_top() == ("frame_top", ["frame_top", "frame_middle", "frame_two_up"])
     assert notes == ["two up"]
 

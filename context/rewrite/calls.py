@@ -3,8 +3,10 @@
 Method loads are first made plain (``obj.m`` becomes a bound method with an explicit
 NULL slot), so that every call site has the callee in a known slot. Where the stack
 analysis proves a pushed callee is only called, it is swapped right after it is pushed
-for ``STATE.callee(it)`` and the call stays as compiled. Every other call asks
-``STATE.enter(callee, args)`` (``enter_kw``, ``enter_ex``) what to call, then calls it.
+for ``STATE.callee(it)`` and the call stays as compiled; or, for contexts whose config
+asks for it (``callee_as_argument``), ``STATE.run`` is pushed beneath it and called with
+the callee as its first argument: ``f(x)`` becomes ``STATE.run(f, x)``. Every other call
+asks ``STATE.enter(callee, args)`` (``enter_kw``, ``enter_ex``) what to call, then calls it.
 ``with`` blocks enter and exit through the context too.
 """
 
@@ -27,11 +29,11 @@ def _method_load(instr):
     """Plain-load replacement for a method-flavoured load, or None if ``instr`` is not one."""
     name, arg, loc = instr.name, instr.arg, instr.location
     if PY311 and name == "LOAD_METHOD":
-        return [I("LOAD_ATTR", arg, loc)] + emit.push_null_under_top(loc)
+        return emit.push_null_beneath(1, [I("LOAD_ATTR", arg, loc)], loc)
     if not PY311 and name == "LOAD_ATTR" and arg[0]:
-        return [I("LOAD_ATTR", (False, arg[1]), loc)] + emit.push_null_under_top(loc)
+        return emit.push_null_beneath(1, [I("LOAD_ATTR", (False, arg[1]), loc)], loc)
     if not PY311 and name == "LOAD_SUPER_ATTR" and arg[0]:
-        return [I("LOAD_SUPER_ATTR", (False,) + tuple(arg[1:]), loc)] + emit.push_null_under_top(loc)
+        return emit.push_null_beneath(3, [I("LOAD_SUPER_ATTR", (False,) + tuple(arg[1:]), loc)], loc)
     return None
 
 
@@ -47,8 +49,12 @@ def _with_enter(helper, loc):
     return emit.call_const_with_top(helper, 1, loc) + [I("UNPACK_SEQUENCE", 2, loc)]
 
 
-def rewrite_calls(items, callees_at_load=True):
-    """Return a new instruction list with every call routed through ``STATE``."""
+def rewrite_calls(items, callees_at_load=True, callee_as_argument=False):
+    """Return a new instruction list with every call routed through ``STATE``.
+
+    ``callees_at_load``: handle a callee where it is pushed, where the analysis allows;
+    ``callee_as_argument``: there, pass it to ``STATE.run`` rather than swap it.
+    """
     plain = []
     for item in items:
         replacement = _method_load(item) if isinstance(item, Instr) else None
@@ -59,35 +65,47 @@ def rewrite_calls(items, callees_at_load=True):
     sites = CallSites(plain)
     direct_calls = sites.direct_calls if callees_at_load else set()
     direct_producers = sites.direct_producers if callees_at_load else set()
+    as_argument = sites.argument_producers if callees_at_load and callee_as_argument else set()
+    argument_calls = sites.argument_calls if as_argument else set()
+    null_swaps = sites.null_swaps if as_argument else set()
     out = []
     kwnames = None
     for index, item in enumerate(plain):
         if not isinstance(item, Instr):
             out.append(item)
             continue
-        _rewrite_one(item, out, sites, direct_calls, kwnames)
+        _rewrite_one(item, out, sites, direct_calls, argument_calls, kwnames)
         if item.name == "KW_NAMES":
             kwnames = item.arg
         elif item.name in _CALLS:
             kwnames = None
-        if index in direct_producers:
+        if index in as_argument:
+            out.extend(emit.run_beneath_callee(item))
+        elif index in direct_producers:
             out.extend(emit.callee_through_context(item))
+        elif index in null_swaps:  # [run, c, NULL] -> [run, NULL, c]
+            out.append(I("SWAP", 2, item.location))
     return out
 
 
 _CALLS = ("CALL", "CALL_KW", "CALL_FUNCTION_EX")
 
 
-def _rewrite_one(item, out, sites, direct_calls, kwnames):
+def _rewrite_one(item, out, sites, direct_calls, argument_calls, kwnames):
     """Append the rewritten form of one instruction to ``out``."""
     name, arg, loc = item.name, item.arg, item.location
     if name in ("PRECALL", "KW_NAMES"):
         return  # re-emitted with their CALL where it stays a call
     if id(item) in direct_calls:
-        # the callee was already swapped for what the context says to call
+        # the callee was already swapped for what the context says to call, or lies
+        # beneath the arguments as the first argument of ``STATE.run``
         if kwnames is not None:
             out.append(I("KW_NAMES", kwnames, loc))
-        out.extend(emit.call(arg, loc) if name == "CALL" else [item])
+        if id(item) in argument_calls:
+            arg += 1
+            out.extend(emit.call(arg, loc) if name == "CALL" else [I(name, arg, loc)])
+        else:
+            out.extend(emit.call(arg, loc) if name == "CALL" else [item])
         return
     if name == "CALL":
         if not sites.null_slot(item):

@@ -41,7 +41,7 @@ def _rewrite(code, config):
         bc = result
     items = list(bc)
     _check(items, code)
-    items = rewrite_calls(rewrite_implicit(items, config), config.callees_at_load)
+    items = rewrite_calls(rewrite_implicit(items, config), config.callees_at_load, config.callee_as_argument)
     items = rewrite_direct(items, config.handlers)
     bc.clear()
     bc.extend(items)

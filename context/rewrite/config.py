@@ -12,6 +12,7 @@ class RewriteConfig(NamedTuple):
     attributes: bool = False
     handlers: tuple = ()  # (name, function) pairs called directly for subscripts, iteration, operators
     callees_at_load: bool = True  # swap a callee right after it is pushed, where the analysis allows
+    callee_as_argument: bool = False  # there, pass the callee to STATE.run instead of swapping it
 
 
 def config_for(cls):

@@ -48,6 +48,20 @@ def callee_through_context(producer):
     return out
 
 
+def run_beneath_callee(producer):
+    """After ``producer`` pushed a callee ``c``: push ``STATE.run`` beneath it.
+
+    The call then passes ``c`` as the first argument (its count grows by one):
+    3.11/3.12 ``[NULL, c]`` -> ``[NULL, run, c]``, or ``[c]`` -> ``[run, c]`` when the
+    other slot comes next; 3.13 ``[c, NULL]`` (a global) -> ``[run, NULL, c]``, else
+    ``[c]`` -> ``[run, c]`` (a NULL pushed next is then swapped beneath ``c``).
+    """
+    loc = producer.location
+    if PY313 and producer.name == "LOAD_GLOBAL" and producer.arg[0]:
+        return load_entry("run", loc) + [I("SWAP", 3, loc)]
+    return load_entry("run", loc) + [I("SWAP", 2, loc)]
+
+
 def enter_call(loc):
     """``[<callee slots>, T]`` -> ``g = STATE.enter(callee, T)``, then ``g(*T)`` in this frame.
 
@@ -118,6 +132,20 @@ def self_slot_call(n, loc):
     out = [I("BUILD_TUPLE", n + 1, loc), I("PUSH_NULL", loc=loc)]
     out += [I("SWAP", 2, loc)] if PY313 else [I("SWAP", 3, loc), I("SWAP", 2, loc)]
     return out + enter_call(loc)
+
+
+def push_null_beneath(k, load, loc):
+    """``[x1..xk]`` -> ``[NULL, load(x1..xk)]`` (3.11/3.12) or ``[load(x1..xk), NULL]`` (3.13).
+
+    On 3.11/3.12 the NULL goes beneath the operands first, so that it already lies beneath
+    the loaded callee, as the compiler's own calls have it.
+    """
+    if PY313:
+        return load + [I("PUSH_NULL", loc=loc)]
+    out = [I("PUSH_NULL", loc=loc)]
+    for depth in range(k + 1, 1, -1):  # [x1..xk, N] -> [N, x1..xk]
+        out.append(I("SWAP", depth, loc))
+    return out + load
 
 
 def push_null_under_top(loc):

@@ -9,6 +9,11 @@ It answers two questions for every call instruction:
 * Which instruction pushed its callee? When one instruction pushed it and that value is
   used only as a callee, the callee can be swapped for what the context says to call
   right after it is pushed, and the call itself stays an ordinary call.
+* Can such a callee instead become the first argument of ``STATE.run``, pushed beneath it?
+  That needs an ordinary ``CALL``/``CALL_KW`` (one more argument is then passed), slots
+  laid out so that the NULL slot stays where it is, and no ``SWAP`` between the load and
+  the call that reaches down to the callee, since one more item lies beneath it. (The
+  handlers' stack depths are recomputed by ``bytecode`` when the code is assembled.)
 """
 
 from bytecode import Instr, Label, TryBegin
@@ -171,6 +176,46 @@ class CallSites:
             spoiled.update(p for _, p in others if p >= 0)
         self.direct_producers = {p for p in callee_of.values() if p >= 0} - spoiled
         self.direct_calls = {c for c, p in callee_of.items() if p in self.direct_producers}
+        self.argument_producers, self.argument_calls, self.null_swaps = self._argument_form(
+            items, seen, callee_of)
+
+    def _argument_form(self, items, seen, callee_of):
+        """Direct callees that can be passed to ``STATE.run`` as its first argument.
+
+        Returns the producers, their calls, and (3.13) the PUSH_NULLs after which the
+        NULL must be swapped beneath the callee (``[run, c, NULL]`` -> ``[run, NULL, c]``).
+        """
+        reached = set()  # callees that a SWAP reaches
+        for i, stack in seen.items():
+            item = items[i]
+            if isinstance(item, Instr) and item.name == "SWAP":
+                reached.update(p for _, p in _pad(stack, item.arg)[-item.arg:] if p >= 0)
+        producers, calls, null_swaps = set(), set(), set()
+        by_id = {id(item): item for item in items if isinstance(item, Instr)}
+        for call_id, p in callee_of.items():
+            if p not in self.direct_producers or p in reached or by_id[call_id].name not in ("CALL", "CALL_KW"):
+                continue
+            after = seen.get(p + 1)
+            if after is None:
+                continue
+            if not self._null.get(call_id, True):
+                ok = True  # [c, x]: c(x, ...) becomes run(c, x, ...)
+            elif PY313:
+                producer = items[p]
+                next_item = items[p + 1] if p + 1 < len(items) else None
+                if producer.name == "LOAD_GLOBAL" and producer.arg[0]:
+                    ok = True  # pushed [c, NULL]
+                elif isinstance(next_item, Instr) and next_item.name == "PUSH_NULL":
+                    ok = True
+                    null_swaps.add(p + 1)
+                else:
+                    ok = False
+            else:
+                ok = len(after) >= 2 and after[-2][0]  # the NULL already lies beneath the callee
+            if ok:
+                producers.add(p)
+                calls.add(call_id)
+        return producers, calls, null_swaps
 
     def null_slot(self, instr):
         """True when the call's NULL slot holds NULL (an ordinary call)."""
