@@ -18,7 +18,7 @@ from .callbacks import (
     register_numpy_callbacks,
     wrap_callbacks,
 )
-from .frames import FRAME_SENSITIVE
+from .frames import CALLING_FRAME_ONLY
 from .resolve import NATIVE_CALLABLE_TYPES, class_verdict, instantiate, is_engine_callable, resolve
 from .rewrite import config_for, rewrite_code
 from .state import switch_to
@@ -276,8 +276,10 @@ def _enter_kw(enter_ex):
     return enter_kw
 
 
-# Natives that do the right thing when called straight from the user's frame.
-_FRAME_NATIVES = frozenset(id(f) for f in FRAME_SENSITIVE) - {id(eval), id(exec)}
+# Natives that do the right thing when called straight from the user's frame: they act on
+# that frame only. (Those that walk further up, such as ``sys._getframe(1)``, would reach
+# the engine's frames above the outermost rewritten one; they go through their handlers.)
+_FRAME_NATIVES = frozenset(id(f) for f in CALLING_FRAME_ONLY)
 
 
 def _build_direct_entries(act, pre, fget, table):

@@ -2,14 +2,20 @@
 
 Under a context, a builtin such as ``locals()`` is called from the engine, not from the
 user's function. These replacements find the user's frame (the nearest frame running
-rewritten code) and act on it.
+rewritten code) and act on it. Walks up the stack see the frames the user sees: the
+engine's frames and a context's own methods (``overdub``, hooks) are skipped, both by
+``sys._getframe(depth)`` and ``warnings.warn(stacklevel=...)`` and by ``frame.f_back``
+read in rewritten code (see ``visible_f_back``).
 """
 
 import builtins
 import sys
+import warnings
+from types import FrameType
 
-from ._support import PY313
+from ._support import PY311, PY313
 from .rewrite import is_rewritten, rewrite_code
+from .state import STATE
 
 _CO_OPTIMIZED = 0x1
 
@@ -44,6 +50,17 @@ def caller_frame(frame, act, outside=None):
     while frame is not None and not is_rewritten(frame.f_code) and id(frame) not in outside:
         frame = frame.f_back
     return frame
+
+
+def visible_f_back(obj):
+    """``obj.f_back`` as rewritten code reads it: a frame's caller as the user sees it."""
+    back = obj.f_back
+    if back is None or type(obj) is not FrameType or is_rewritten(back.f_code):
+        return back
+    act = STATE.act
+    if act is None:
+        return back  # code that outlived its context
+    return caller_frame(obj, act)
 
 
 def frame_locals(frame):
@@ -87,6 +104,53 @@ def _getframe(act, f, args, kwargs):
 def _getframemodulename(act, f, args, kwargs):
     frame = _getframe(act, f, args, kwargs)
     return frame.f_globals.get("__name__")
+
+
+def _warn_arguments(message, category=None, stacklevel=1, source=None, *, skip_file_prefixes=()):
+    return message, category, stacklevel, source, skip_file_prefixes
+
+
+def _is_internal(frame):
+    """The import machinery's frames, which ``warnings.warn`` passes over."""
+    name = frame.f_code.co_filename
+    return "importlib" in name and "_bootstrap" in name
+
+
+def _warn(act, f, args, kwargs):
+    """``warnings.warn``: ``stacklevel`` counts the frames the user sees, as natively."""
+    try:
+        message, category, stacklevel, source, skip = _warn_arguments(*args, **kwargs)
+    except TypeError:
+        return f(*args, **kwargs)  # the native's own error
+    if isinstance(message, Warning):
+        category = type(message)
+    elif category is None:
+        category = UserWarning
+    checked = isinstance(category, type) and issubclass(category, Warning) and type(stacklevel) is int
+    if not checked or (PY311 and "skip_file_prefixes" in kwargs) or not (
+            type(skip) is tuple and all(type(p) is str for p in skip)):
+        return f(*args, **kwargs)  # the native's own error
+    if skip and stacklevel < 2:
+        stacklevel = 2
+    frame = user_frame()
+    outside = _outside_frames(act)
+    external = stacklevel > 0 and not _is_internal(frame)
+    for _ in range(stacklevel - 1):
+        frame = caller_frame(frame, act, outside)
+        # (the native compares the prefixes with the file name less its last character)
+        while external and frame is not None and (_is_internal(frame) or frame.f_code.co_filename[:-1].startswith(skip)):
+            frame = caller_frame(frame, act, outside)
+        if frame is None:  # past the outermost frame: the native reports it as from sys
+            return f(message, category, sys.maxsize, source)
+    module_globals = frame.f_globals
+    registry = module_globals.get("__warningregistry__")
+    if registry is None:
+        registry = module_globals["__warningregistry__"] = {}
+    module = module_globals.get("__name__")
+    if not isinstance(module, str):
+        module = "<string>"
+    return warnings.warn_explicit(message, category, frame.f_code.co_filename, frame.f_lineno, module, registry,
+                                  None, source)
 
 
 def _super(act, f, args, kwargs):
@@ -154,6 +218,10 @@ FRAME_SENSITIVE = {
     builtins.exec: _exec,
     builtins.super: _super,
     sys._getframe: _getframe,
+    warnings.warn: _warn,
 }
 if hasattr(sys, "_getframemodulename"):
     FRAME_SENSITIVE[sys._getframemodulename] = _getframemodulename
+
+# Those that act on the frame that calls them and no other.
+CALLING_FRAME_ONLY = (builtins.locals, builtins.vars, builtins.dir, builtins.globals, builtins.super)

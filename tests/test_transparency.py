@@ -1033,6 +1033,30 @@ def test_same_result_under_empty_context(fn):
     assert_same(native, context.overdub(context.Context(), fn))
 
 
+class PassThrough(context.Context):
+    """Overrides only ``overdub`` (its code calls ``STATE.run(f, *args)``) and counts the calls."""
+
+    def overdub(self, f, /, *args, **kwargs):
+        self.metadata += 1
+        return context.Context.overdub(self, f, *args, **kwargs)
+
+
+class AfterEach(context.Context):
+    """Counts the calls in a posthook: each call runs inside the engine's frames and the hook's."""
+
+    def posthook(self, out, f, /, *args, **kwargs):
+        self.metadata += 1
+
+
+@pytest.mark.parametrize("kind", [PassThrough, AfterEach], ids=["overdub only", "posthook"])
+@pytest.mark.parametrize("fn", CASES, ids=[fn.__name__ for fn in CASES])
+def test_same_result_under_contexts_that_run_frames_of_their_own(fn, kind):
+    # code that walks the stack (logging, warnings, tracebacks) sees the user's frames only
+    ctx = kind(metadata=0)
+    assert_same(fn(), context.overdub(ctx, fn))
+    assert ctx.metadata > 1
+
+
 # ------------------------------------ a counting context sees the inner calls
 
 def test_json_dumps_inner_calls_are_seen():

@@ -8,6 +8,7 @@ from ..errors import RewriteError
 from ..state import STATE
 from ..weakcache import IdentityCache
 from .calls import rewrite_calls
+from .framewalks import rewrite_frame_walks
 from .operators import rewrite_direct, rewrite_implicit
 
 _caches = {}  # RewriteConfig -> IdentityCache(code -> rewritten code)
@@ -29,6 +30,12 @@ def _check(items, code):
             )
 
 
+def _visible_f_back():
+    from ..frames import visible_f_back  # frames imports this module
+
+    return visible_f_back
+
+
 def _rewrite(code, config):
     bc = Bytecode.from_code(code, conserve_exception_block_stackdepth=True)
     for apply in config.passes:
@@ -43,6 +50,7 @@ def _rewrite(code, config):
     _check(items, code)
     items = rewrite_calls(rewrite_implicit(items, config), config.callees_at_load, config.callee_as_argument)
     items = rewrite_direct(items, config.handlers)
+    items = rewrite_frame_walks(items, _visible_f_back())
     bc.clear()
     bc.extend(items)
     try:

@@ -134,6 +134,22 @@ def self_slot_call(n, loc):
     return out + enter_call(loc)
 
 
+def direct_call(fn, k, loc):
+    """Call constant ``fn`` with the top ``k`` stack items, directly (not through the context).
+
+    ``k`` is 1 or 2, or 3 for ``[v, o, key]``, which ``fn`` receives as ``(o, key, v)``.
+    """
+    out = [I("LOAD_CONST", fn, loc)]
+    # [a1..ak, fn] -> [fn, a1..ak]: called in the method form, fn(a1, ..., ak)
+    if k == 1:
+        out.append(I("SWAP", 2, loc))
+    elif k == 2:
+        out += [I("SWAP", 3, loc), I("SWAP", 2, loc)]
+    else:  # setitem: [v, o, key, fn] -> [fn, o, key, v]
+        out.append(I("SWAP", 4, loc))
+    return out + call(k - 1, loc)
+
+
 def push_null_beneath(k, load, loc):
     """``[x1..xk]`` -> ``[NULL, load(x1..xk)]`` (3.11/3.12) or ``[load(x1..xk), NULL]`` (3.13).
 

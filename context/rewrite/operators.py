@@ -128,19 +128,6 @@ def rewrite_implicit(items, config):
     return out
 
 
-def _direct_call(fn, k, loc):
-    """Call constant ``fn`` with the top ``k`` stack items, directly (not through the context)."""
-    out = [I("LOAD_CONST", fn, loc)]
-    # [a1..ak, fn] -> [fn, a1..ak]: called in the method form, fn(a1, ..., ak)
-    if k == 1:
-        out.append(I("SWAP", 2, loc))
-    elif k == 2:
-        out += [I("SWAP", 3, loc), I("SWAP", 2, loc)]
-    else:  # setitem: [v, o, key, fn] -> [fn, o, key, v]
-        out.append(I("SWAP", 4, loc))
-    return out + emit.call(k - 1, loc)
-
-
 def rewrite_direct(items, handlers):
     """Replace subscripts, iteration and operators with direct calls of the context's handlers.
 
@@ -160,20 +147,20 @@ def rewrite_direct(items, handlers):
         name = item.name if isinstance(item, Instr) else None
         loc = item.location if name else None
         if name == "BINARY_OP" and binary[int(item.arg)] is not None:
-            out += _direct_call(binary[int(item.arg)], 2, loc)
+            out += emit.direct_call(binary[int(item.arg)], 2, loc)
         elif neg is not None and name == "UNARY_NEGATIVE":
-            out += _direct_call(neg, 1, loc)
+            out += emit.direct_call(neg, 1, loc)
         elif getitem is not None and name == "BINARY_SUBSCR":
-            out += _direct_call(getitem, 2, loc)
+            out += emit.direct_call(getitem, 2, loc)
         elif getitem is not None and name == "BINARY_SLICE":
-            out += [I("BUILD_SLICE", 2, loc)] + _direct_call(getitem, 2, loc)
+            out += [I("BUILD_SLICE", 2, loc)] + emit.direct_call(getitem, 2, loc)
         elif setitem is not None and name == "STORE_SUBSCR":
-            out += _direct_call(setitem, 3, loc) + [I("POP_TOP", loc=loc)]
+            out += emit.direct_call(setitem, 3, loc) + [I("POP_TOP", loc=loc)]
         elif setitem is not None and name == "STORE_SLICE":
             # [v, o, start, stop] -> [v, o, slice]
-            out += [I("BUILD_SLICE", 2, loc)] + _direct_call(setitem, 3, loc) + [I("POP_TOP", loc=loc)]
+            out += [I("BUILD_SLICE", 2, loc)] + emit.direct_call(setitem, 3, loc) + [I("POP_TOP", loc=loc)]
         elif iterable is not None and name in ("GET_ITER", "UNPACK_SEQUENCE", "UNPACK_EX"):
-            out += _direct_call(iterable, 1, loc) + [item]
+            out += emit.direct_call(iterable, 1, loc) + [item]
         else:
             out.append(item)
     return out
