@@ -116,6 +116,12 @@ def _is_internal(frame):
     return "importlib" in name and "_bootstrap" in name
 
 
+def _skipped(frame, prefixes):
+    """Whether ``skip_file_prefixes`` names the frame's file. (The native compares the
+    prefixes with the file name less its last character: a whole name never matches.)"""
+    return frame.f_code.co_filename[:-1].startswith(prefixes)
+
+
 def _warn(act, f, args, kwargs):
     """``warnings.warn``: ``stacklevel`` counts the frames the user sees, as natively."""
     try:
@@ -137,8 +143,7 @@ def _warn(act, f, args, kwargs):
     external = stacklevel > 0 and not _is_internal(frame)
     for _ in range(stacklevel - 1):
         frame = caller_frame(frame, act, outside)
-        # (the native compares the prefixes with the file name less its last character)
-        while external and frame is not None and (_is_internal(frame) or frame.f_code.co_filename[:-1].startswith(skip)):
+        while external and frame is not None and (_is_internal(frame) or _skipped(frame, skip)):
             frame = caller_frame(frame, act, outside)
         if frame is None:  # past the outermost frame: the native reports it as from sys
             return f(message, category, sys.maxsize, source)
@@ -146,9 +151,9 @@ def _warn(act, f, args, kwargs):
     registry = module_globals.get("__warningregistry__")
     if registry is None:
         registry = module_globals["__warningregistry__"] = {}
-    module = module_globals.get("__name__")
-    if not isinstance(module, str):
-        module = "<string>"
+    module = module_globals.get("__name__", "<string>")
+    if module is not None and not isinstance(module, str):
+        module = "<string>"  # None lets warn_explicit derive the module from the file name
     return warnings.warn_explicit(message, category, frame.f_code.co_filename, frame.f_lineno, module, registry,
                                   None, source)
 
