@@ -46,7 +46,7 @@ def rewritten_function(act, fn):
     return rf
 
 
-_HOOKABLE = ("prehook", "posthook", "overdub", "canrecurse", "fallback")
+HOOK_METHODS = ("prehook", "posthook", "overdub", "canrecurse", "fallback")
 _plans = weakref.WeakKeyDictionary()  # class -> (primitives version, config, overridden names)
 
 
@@ -56,7 +56,7 @@ def _class_plan(cls):
 
     cached = _plans.get(cls)
     if cached is None or cached[0] != primitives.version():
-        overridden = frozenset(n for n in _HOOKABLE if getattr(cls, n) is not getattr(Context, n))
+        overridden = frozenset(n for n in HOOK_METHODS if getattr(cls, n) is not getattr(Context, n))
         # A prehook must see each call's arguments: its code asks at every call site instead.
         # A context that overrides only ``overdub`` (of the hooks) has ``f(x)`` call
         # ``STATE.run(f, x)``, which is its ``overdub``: see ``_overdub_only``.

@@ -132,9 +132,13 @@ def _warn(act, f, args, kwargs):
         category = type(message)
     elif category is None:
         category = UserWarning
-    checked = isinstance(category, type) and issubclass(category, Warning) and type(stacklevel) is int
-    if not checked or (PY311 and "skip_file_prefixes" in kwargs) or not (
-            type(skip) is tuple and all(type(p) is str for p in skip)):
+    valid = (
+        isinstance(category, type) and issubclass(category, Warning)
+        and type(stacklevel) is int
+        and type(skip) is tuple and all(type(p) is str for p in skip)
+        and not (PY311 and "skip_file_prefixes" in kwargs)  # new in 3.12
+    )
+    if not valid:
         return f(*args, **kwargs)  # the native's own error
     if skip and stacklevel < 2:
         stacklevel = 2

@@ -103,9 +103,8 @@ def _rewrite_one(item, out, sites, direct_calls, argument_calls, kwnames):
             out.append(I("KW_NAMES", kwnames, loc))
         if id(item) in argument_calls:
             arg += 1
-            out.extend(emit.call(arg, loc) if name == "CALL" else [I(name, arg, loc)])
-        else:
-            out.extend(emit.call(arg, loc) if name == "CALL" else [item])
+            item = I(name, arg, loc)
+        out.extend(emit.call(arg, loc) if name == "CALL" else [item])
         return
     if name == "CALL":
         if not sites.null_slot(item):

@@ -195,9 +195,6 @@ class CallSites:
         for call_id, p in callee_of.items():
             if p not in self.direct_producers or p in reached or by_id[call_id].name not in ("CALL", "CALL_KW"):
                 continue
-            after = seen.get(p + 1)
-            if after is None:
-                continue
             if not self._null.get(call_id, True):
                 ok = True  # [c, x]: c(x, ...) becomes run(c, x, ...)
             elif PY313:
@@ -211,6 +208,7 @@ class CallSites:
                 else:
                     ok = False
             else:
+                after = seen.get(p + 1, ())  # the stack just after the producer
                 ok = len(after) >= 2 and after[-2][0]  # the NULL already lies beneath the callee
             if ok:
                 producers.add(p)
