@@ -129,7 +129,7 @@ def _jvp_primitive(fn, jvps, elementwise):
     last = len(jvps) - 1
 
     @native_primitive
-    def primitive(ctx, *args, **kwargs):
+    def primitive(ctx, /, *args, **kwargs):
         if "out" in kwargs:
             return _into_out(primitive, fn, ctx, args, kwargs)
         args, kwargs = _positional(fn, ctx, args, kwargs)
@@ -204,7 +204,7 @@ def _sum(t, out, term, tangents):
 
 def _frule_primitive(fn, rule, sequences):
     @native_primitive
-    def primitive(ctx, *args, **kwargs):
+    def primitive(ctx, /, *args, **kwargs):
         if "out" in kwargs:
             return _into_out(primitive, fn, ctx, args, kwargs)
         args, kwargs = _positional(fn, ctx, args, kwargs)

@@ -37,7 +37,7 @@ def getitem(obj, key):
         if has_shadow(obj):
             return dispatch(operator.getitem, (lift(obj), key))
         return obj[key]
-    if isinstance(key, Tagged) or isinstance(obj, Tagged):
+    if issubclass(type(key), Tagged) or issubclass(type(obj), Tagged):
         return dispatch(operator.getitem, (obj, key))
     return obj[key]
 
@@ -46,7 +46,7 @@ def setitem(obj, key, value):
     """``obj[key] = value``."""
     if (type(obj) is ndarray and obj.dtype != object) or isinstance(obj, DualArray):
         assign(obj, key, value)
-    elif isinstance(key, Tagged) or isinstance(obj, Tagged):
+    elif issubclass(type(key), Tagged) or issubclass(type(obj), Tagged):
         dispatch(operator.setitem, (obj, key, value))
     else:
         obj[key] = value
@@ -114,7 +114,7 @@ def handlers():
 class ForwardGuard(NativeGuard):
     """The tagging guard, with buffers holding tangents seen as the ``DualArray`` they stand for."""
 
-    def call(self, f, args, kwargs, run=None):
+    def call(self, f, args, kwargs, run=None, /):
         owner = getattr(f, "__self__", None)
         if type(owner) is ndarray and has_shadow(owner):
             name = getattr(f, "__name__", None)

@@ -8,7 +8,7 @@ tagging context's conversion rule).
 
 import math
 
-from context.tagging import Tagged
+from context.tagging.contexts import TaggedArg
 
 from .forward import ZERO, defjvp, defzero, frule
 from .special import sign
@@ -17,7 +17,7 @@ defjvp(abs, lambda g, ans, x: g * sign(x))
 defjvp(pow, lambda g, ans, x, y: g * y * x ** (y - 1), lambda g, ans, x, y: g * math.log(x) * ans, None)
 defzero(round, float.is_integer)
 defjvp(float.conjugate, lambda g, ans, x: g)
-defjvp(int, ZERO, argtypes=(Tagged,))
+defjvp(int, ZERO, argtypes=(TaggedArg,))  # matched by type: no user __getattribute__ runs
 
 
 @frule(divmod)

@@ -5,7 +5,9 @@ context's class: a hook the class does not override is not called at all, and a
 class that overrides nothing gets a path that is just a cache lookup and a call.
 """
 
+import sys
 import weakref
+from contextlib import contextmanager
 from functools import partial
 from types import FunctionType, MethodType
 
@@ -20,56 +22,50 @@ from .callbacks import (
 )
 from .frames import CALLING_FRAME_ONLY
 from .resolve import NATIVE_CALLABLE_TYPES, class_verdict, instantiate, is_engine_callable, resolve
-from .rewrite import config_for, rewrite_code
-from .state import switch_to
-from .weakcache import IdentityCache
+from .functions import FunctionCache, new_epoch
+from .rewrite import config_for
+from .depth import FRAMES_PER_CALL, deeper_recursion
+from .hooks import HOOK_METHODS, overridden_hooks
+from .state import STATE, state_of, switch_to
 
-_function_caches = {}  # RewriteConfig -> IdentityCache(function -> rewritten function)
+_function_caches = weakref.WeakValueDictionary()  # RewriteConfig -> FunctionCache
 _EMPTY = {}
 
 
 def _function_cache(config):
     cache = _function_caches.get(config)
     if cache is None:
-        cache = _function_caches[config] = IdentityCache()
+        cache = _function_caches[config] = FunctionCache(config)
     return cache
 
 
 def rewritten_function(act, fn):
-    """``fn`` with its code rewritten for ``act``'s configuration (cached while ``fn`` lives)."""
-    rf = act.fcache.values.get(id(fn))
-    if rf is None:
-        code = rewrite_code(fn.__code__, act.config)
-        rf = FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
-        rf.__kwdefaults__ = fn.__kwdefaults__
-        act.fcache.set(fn, rf)
-    return rf
+    """``fn`` with its code rewritten for ``act``'s configuration (cached while ``fn`` lives and is unchanged)."""
+    return act.fcache.copy_of(fn, act.fvalues)
 
 
-HOOK_METHODS = ("prehook", "posthook", "overdub", "canrecurse", "fallback")
-_plans = weakref.WeakKeyDictionary()  # class -> (primitives version, config, overridden names)
+_plans = weakref.WeakKeyDictionary()  # class -> (primitives version, config, overridden names, cache)
 
 
 def _class_plan(cls):
-    """The rewrite config and the set of overridden methods of a context class (cached)."""
-    from .base import Context
-
+    """The rewrite config, the set of overridden methods and the function cache of a context class."""
     cached = _plans.get(cls)
     if cached is None or cached[0] != primitives.version():
-        overridden = frozenset(n for n in HOOK_METHODS if getattr(cls, n) is not getattr(Context, n))
+        overridden = overridden_hooks(cls)
         # A prehook must see each call's arguments: its code asks at every call site instead.
         # A context that overrides only ``overdub`` (of the hooks) has ``f(x)`` call
         # ``STATE.run(f, x)``, which is its ``overdub``: see ``_overdub_only``.
         overdub_only = "overdub" in overridden and not overridden & {"prehook", "posthook"}
         config = config_for(cls)._replace(callees_at_load="prehook" not in overridden,
                                           callee_as_argument=overdub_only)
-        cached = _plans[cls] = (primitives.version(), config, overridden)
-    return cached[1], cached[2]
+        # the class keeps its function cache alive; classes with equal configs share one
+        cached = _plans[cls] = (primitives.version(), config, overridden, _function_cache(config))
+    return cached[1], cached[2], cached[3]
 
 
 class Activation:
     __slots__ = (
-        "ctx", "parent", "alive", "config", "fcache", "entry_frame", "tag", "guard",
+        "ctx", "parent", "alive", "config", "fcache", "fvalues", "entry_frame", "frames_per_call", "state", "tag", "guard",
         "call", "call_ex", "callee", "run", "enter", "enter_kw", "enter_ex", "default_run", "recurse",
     )
 
@@ -79,11 +75,14 @@ class Activation:
         self.alive = True
         self.entry_frame = entry_frame
         cls = type(ctx)
-        self.config, overridden = _class_plan(cls)
-        self.fcache = _function_cache(self.config)
+        self.config, overridden, self.fcache = _class_plan(cls)
+        if parent is None:
+            new_epoch()  # code that ran outside any context may have changed functions
+        self.fvalues = self.fcache.values  # the copies checked in this epoch
         self.guard = getattr(cls, "native_guard", None)
         register_numpy_callbacks()
         _build_entries(self, cls, overridden)
+        self.state = state_of(self)
         self.tag = getattr(ctx, "_tag", None)
         if self.tag is not None:
             self.tag.started(self)
@@ -113,7 +112,7 @@ class Activation:
 
 def _build_entries(act, cls, overridden):
     ctx = act.ctx
-    fget = act.fcache.values.get
+    fget = act.fvalues.get
     hooks = getattr(ctx, "_hooks_enabled", True)
     pre = ctx.prehook if hooks and "prehook" in overridden else None
     post = ctx.posthook if hooks and "posthook" in overridden else None
@@ -220,6 +219,7 @@ def _build_entries(act, cls, overridden):
         post is None and run is default_run and not custom_canrecurse
         and "fallback" not in overridden and act.parent is None
     )
+    act.frames_per_call = 1 if fast else FRAMES_PER_CALL  # engine frames between user frames, plus one
     if fast:
         _build_direct_entries(act, pre, fget, table)
     elif pre is None and post is None and run is not default_run:
@@ -415,7 +415,7 @@ def _run_found(act, impl, args, kwargs):
     return act.run_primitive(impl, args, kwargs)
 
 
-def _guarded_native(bound, *args, **kwargs):
+def _guarded_native(bound, /, *args, **kwargs):
     """A native called under a context that checks what natives receive (see ``native_guard``)."""
     guard, f = bound
     return guard.call(f, args, kwargs)
@@ -427,14 +427,14 @@ def _call_prepared(prepared, *ignored):
     return g(*args, **kwargs)
 
 
-def _call_through(bound, *args, **kwargs):
+def _call_through(bound, /, *args, **kwargs):
     """A call site's callee under a context that observes calls. The context is still running:
     no callee is swapped where it is loaded if a yield or await comes before its call."""
     act, f = bound
     return act.call_ex(f, args, kwargs)
 
 
-def _prepare_then_call(bound, *args, **kwargs):
+def _prepare_then_call(bound, /, *args, **kwargs):
     """A native that needs its arguments prepared (callbacks wrapped, frame-sensitive help)."""
     prepare, f = bound
     g, args, kwargs = prepare(f, args, kwargs)
@@ -445,3 +445,49 @@ def _call_star(bound, *args):
     """``call(f, args)`` for a call site of a context whose entries do the call themselves."""
     call, f = bound
     return call(f, args)
+
+
+# --- entering a context ------------------------------------------------------------
+
+def find_activation(ctx):
+    """The live activation of ``ctx`` on this thread's dynamic chain, or None."""
+    act = STATE.act
+    while act is not None:
+        if act.ctx is ctx:
+            return act
+        act = act.parent
+    return None
+
+
+def new_activation(ctx, entry_frame):
+    """An activation for ``ctx``: a child of the current one, or a sibling of the context it was derived from."""
+    origin = getattr(ctx, "_similar_to", None)
+    while origin is not None:
+        origin_act = find_activation(origin)
+        if origin_act is not None:
+            return Activation(ctx, origin_act.parent, origin_act.entry_frame)
+        origin = getattr(origin, "_similar_to", None)
+    return Activation(ctx, STATE.act, entry_frame)
+
+
+@contextmanager
+def entered(ctx):
+    """Make ``ctx``'s activation current for the duration (creating it if needed)."""
+    act = STATE.act
+    if act is not None and act.ctx is ctx:
+        yield act
+        return
+    created = False
+    target = find_activation(ctx)
+    if target is None:
+        target = new_activation(ctx, sys._getframe(2))
+        created = True
+    previous = STATE.act
+    try:
+        switch_to(target)
+        with deeper_recursion(target):
+            yield target
+    finally:
+        switch_to(previous)
+        if created:
+            target.finish()

@@ -3,9 +3,9 @@
 import copy
 import sys
 
-from .activation import Activation
+from .activation import Activation, entered
+from .depth import deeper_recursion
 from .base import Context
-from .scope import deeper_recursion, entered
 from .state import STATE, switch_to
 from .tracebacks import strip_engine_frames
 
@@ -32,17 +32,20 @@ def overdub(ctx, f, /, *args, **kwargs):
             "overdub: the second argument 'f' must be callable, got %s object %r"
             % (type(f).__name__, f)
         )
-    act = Activation(ctx, STATE.act, sys._getframe(1))
-    previous = switch_to(act)
-    try:
-        with deeper_recursion():
+    previous = STATE.act
+    act = Activation(ctx, previous, sys._getframe(1))
+    try:  # each step undone in a finally of its own, whatever interrupts it (Ctrl-C)
+        switch_to(act)
+        with deeper_recursion(act):
             return ctx.overdub(f, *args, **kwargs)
     except BaseException as exc:
         strip_engine_frames(exc)
         raise
     finally:
-        act.finish()
-        switch_to(previous)
+        try:
+            act.finish()
+        finally:
+            switch_to(previous)
 
 
 def recurse(ctx, f, /, *args, **kwargs):

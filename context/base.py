@@ -3,7 +3,8 @@
 from . import primitives
 from .native import native_call
 from .resolve import resolve
-from .scope import entered
+from .activation import entered
+from .hooks import default_hook
 from .state import STATE
 
 
@@ -36,12 +37,15 @@ class Context:
     def __repr__(self):
         return "%s(metadata=%r)" % (type(self).__name__, self.metadata)
 
+    @default_hook
     def prehook(self, f, /, *args, **kwargs):
         """Called before each call ``f(*args, **kwargs)`` made inside overdubbed code."""
 
+    @default_hook
     def posthook(self, out, f, /, *args, **kwargs):
         """Called after each call made inside overdubbed code returns ``out``."""
 
+    @default_hook
     def overdub(self, f, /, *args, **kwargs):
         """Run one call: the primitive for ``f`` if any, else ``recurse`` if ``canrecurse``, else ``fallback``."""
         act = STATE.act
@@ -50,10 +54,12 @@ class Context:
         with entered(self) as act:
             return act.default_run(f, args, kwargs)
 
+    @default_hook
     def canrecurse(self, f, /, *args, **kwargs):
         """Whether ``f`` runs Python code that can be rewritten (not native, not the engine's)."""
         return resolve(f, args, kwargs) is not None
 
+    @default_hook
     def fallback(self, f, /, *args, **kwargs):
         """Call ``f`` natively (under the enclosing context, if this one is nested)."""
         with entered(self) as act:

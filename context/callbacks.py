@@ -27,7 +27,7 @@ class ContextCallback:
         self.act = act
         self.fn = fn
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, /, *args, **kwargs):
         act = self.act
         if not act.alive:
             return self.fn(*args, **kwargs)
@@ -42,6 +42,15 @@ class ContextCallback:
     def __repr__(self):
         return "<callback %r under %s>" % (self.fn, type(self.act.ctx).__name__)
 
+    def __reduce__(self):
+        # Pickled or copied (a ``map`` object holding it, say), it becomes the function
+        # it wraps: a copy made elsewhere runs natively, as the process has no context.
+        return _unwrapped, (self.fn,)
+
+
+def _unwrapped(fn):
+    return fn
+
 
 # id(callee) -> (callee, (positional indices, keyword names, min_args)) for callable arguments
 CALLBACK_ARGUMENTS = {}
@@ -50,18 +59,43 @@ METHOD_OWNER_TYPES = set()
 CALLBACK_METHOD_ARGUMENTS = {}
 
 
+def _checked_places(who, positions, keywords, min_args=0):
+    """The argument places of a registration, checked now rather than at the first call."""
+    try:
+        positions, keywords = tuple(positions), tuple(keywords)
+    except TypeError:
+        raise TypeError("%s: positions and keywords must be iterables (of ints and of str)" % who) from None
+    bad = [p for p in positions if type(p) is not int or p < 0]
+    if bad:
+        raise TypeError("%s: positions must be non-negative ints, got %r" % (who, bad[0]))
+    bad = [k for k in keywords if type(k) is not str or not k.isidentifier()]
+    if bad:
+        raise TypeError("%s: keywords must be argument names (str), got %r" % (who, bad[0]))
+    if type(min_args) is not int or min_args < 0:
+        raise TypeError("%s: min_args must be a non-negative int, got %r" % (who, min_args))
+    if not positions and not keywords:
+        raise ValueError("%s: name at least one position or keyword where a callable is passed" % who)
+    return positions, keywords, min_args
+
+
 def register_callback_positions(fn, positions=(), keywords=(), min_args=0):
     """Declare that native ``fn`` calls back the arguments at ``positions``/``keywords``.
 
     ``min_args``: wrap only when at least this many positional arguments are given
     (``iter(f, sentinel)`` calls ``f``; ``iter(xs)`` calls nothing).
     """
-    CALLBACK_ARGUMENTS[id(fn)] = (fn, (tuple(positions), tuple(keywords), min_args))
+    who = "register_callback_positions"
+    if not callable(fn):
+        raise TypeError("%s: fn must be the callable that calls back, got %s" % (who, type(fn).__name__))
+    CALLBACK_ARGUMENTS[id(fn)] = (fn, _checked_places(who, positions, keywords, min_args))
 
 
 def register_callback_method(cls, name, positions=(), keywords=()):
     """Like ``register_callback_positions`` for the method ``name`` of native type ``cls``."""
-    CALLBACK_METHOD_ARGUMENTS[(cls, name)] = (tuple(positions), tuple(keywords), 0)
+    who = "register_callback_method"
+    if not isinstance(cls, type) or type(name) is not str or not callable(getattr(cls, name, None)):
+        raise TypeError("%s: cls must be a type with a method named by name, got %r, %r" % (who, cls, name))
+    CALLBACK_METHOD_ARGUMENTS[(cls, name)] = _checked_places(who, positions, keywords)
     METHOD_OWNER_TYPES.add(cls)
 
 
@@ -94,9 +128,9 @@ BUILTIN_METHOD_TYPES = frozenset({BuiltinMethodType, type(re.compile("").sub)})
 
 def register_numpy_callbacks():
     """Add NumPy's higher-order natives once NumPy has been imported by the user."""
-    numpy = sys.modules.get("numpy")
-    if numpy is not None and id(numpy.frompyfunc) not in CALLBACK_ARGUMENTS:
-        register_callback_positions(numpy.frompyfunc, (0,), ())
+    frompyfunc = getattr(sys.modules.get("numpy"), "frompyfunc", None)  # whatever sys.modules holds
+    if callable(frompyfunc) and id(frompyfunc) not in CALLBACK_ARGUMENTS:
+        register_callback_positions(frompyfunc, (0,), ())
 
 
 def _wrap(act, value):

@@ -11,64 +11,10 @@ read in rewritten code (see ``visible_f_back``).
 import builtins
 import sys
 import warnings
-from types import FrameType
 
-from ._support import PY311, PY313
-from .rewrite import is_rewritten, rewrite_code
-from .state import STATE
-
-_CO_OPTIMIZED = 0x1
-
-
-def user_frame():
-    """The nearest frame running rewritten code (the one that made the current call)."""
-    frame = sys._getframe(1)
-    while frame is not None and not is_rewritten(frame.f_code):
-        frame = frame.f_back
-    if frame is None:
-        raise RuntimeError("no user frame found: not called from code running under a context")
-    return frame
-
-
-def _outside_frames(act):
-    """Ids of the frames that called the outermost ``overdub`` (they count as user frames)."""
-    while act.parent is not None:
-        act = act.parent
-    ids = set()
-    frame = act.entry_frame
-    while frame is not None:
-        ids.add(id(frame))
-        frame = frame.f_back
-    return ids
-
-
-def caller_frame(frame, act, outside=None):
-    """The user-visible caller of ``frame``: engine and hook frames in between are skipped."""
-    if outside is None:
-        outside = _outside_frames(act)
-    frame = frame.f_back
-    while frame is not None and not is_rewritten(frame.f_code) and id(frame) not in outside:
-        frame = frame.f_back
-    return frame
-
-
-def visible_f_back(obj):
-    """``obj.f_back`` as rewritten code reads it: a frame's caller as the user sees it."""
-    back = obj.f_back
-    if back is None or type(obj) is not FrameType or is_rewritten(back.f_code):
-        return back
-    act = STATE.act
-    if act is None:
-        return back  # code that outlived its context
-    return caller_frame(obj, act)
-
-
-def frame_locals(frame):
-    """What ``locals()`` returns in ``frame``."""
-    if PY313 and frame.f_code.co_flags & _CO_OPTIMIZED:
-        return dict(frame.f_locals)  # PEP 667: a fresh snapshot in optimized scopes
-    return frame.f_locals
-
+from ._support import PY311
+from .rewrite import rewrite_code
+from .stackview import _outside_frames, caller_frame, frame_locals, user_frame, visible_f_back  # noqa: F401
 
 def _locals(act, f, args, kwargs):
     return frame_locals(user_frame())

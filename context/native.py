@@ -7,11 +7,14 @@ runs under the enclosing context, which then sees it as a call of its own.
 """
 
 import builtins
+import sys
 from functools import partial
 from types import FunctionType
 
 from .callbacks import wrap_callbacks
 from .frames import FRAME_SENSITIVE
+from .watch import WATCHED, function_changed
+from .depth import set_user_recursion_limit, user_recursion_limit
 from .resolve import is_engine_callable
 from .rewrite import rewrite_code
 from .state import switch_to
@@ -30,6 +33,23 @@ SPECIAL_NATIVES = {id(fn): handler for fn, handler in FRAME_SENSITIVE.items()}
 SPECIAL_NATIVES[id(builtins.__build_class__)] = _build_class
 
 
+def _attribute_change(act, f, args, kwargs):
+    """``setattr``/``delattr``: a function's code, defaults or names changed are seen at its next call."""
+    out = f(*args, **kwargs)
+    if len(args) > 1 and type(args[1]) is str and args[1] in WATCHED:
+        function_changed(args[0])
+    return out
+
+
+SPECIAL_NATIVES[id(builtins.setattr)] = _attribute_change
+# The program reads and sets its own recursion limit, not the one raised for the contexts.
+SPECIAL_NATIVES[id(sys.getrecursionlimit)] = lambda act, f, args, kwargs: (
+    f(*args, **kwargs) if args or kwargs else user_recursion_limit())
+SPECIAL_NATIVES[id(sys.setrecursionlimit)] = lambda act, f, args, kwargs: (
+    set_user_recursion_limit(*args, **kwargs) if len(args) == 1 and not kwargs else f(*args, **kwargs))
+SPECIAL_NATIVES[id(builtins.delattr)] = _attribute_change
+
+
 def native_call(act, f, args, kwargs):
     """Call ``f`` natively for the activation ``act``."""
     handler = SPECIAL_NATIVES.get(id(f))
@@ -44,7 +64,7 @@ def native_call(act, f, args, kwargs):
     return _delegate(act, f, *args, **kwargs)
 
 
-def _delegate(act, f, *args, **kwargs):
+def _delegate(act, f, /, *args, **kwargs):
     """Call native ``f``: under the enclosing context if ``act`` is nested, else directly."""
     parent = act.parent
     if parent is not None and parent.alive:

@@ -61,11 +61,23 @@ NATIVE_CALLABLE_TYPES = frozenset(
 )
 
 
-def _lookup_special(cls, name):
-    for klass in cls.__mro__:
-        if name in klass.__dict__:
-            return klass.__dict__[name]
-    return None
+_MRO = type.__dict__["__mro__"].__get__  # the real MRO and class dicts, whatever a
+_DICT = type.__dict__["__dict__"].__get__  # metaclass makes ``__mro__`` or ``__dict__`` say
+
+
+def lookup_special(cls, name, default=None):
+    """What CPython's ``_PyType_Lookup`` finds: ``name`` in the class dicts along the MRO."""
+    for klass in _MRO(cls):
+        namespace = _DICT(klass)
+        if name in namespace:
+            return namespace[name]
+    return default
+
+
+def _is_instance(obj, cls):
+    """``PyObject_TypeCheck``: a real subclass test, with no ``__instancecheck__``."""
+    kind = type(obj)
+    return kind is cls or cls in _MRO(kind)
 
 
 def _is_python_code(obj):
@@ -74,27 +86,40 @@ def _is_python_code(obj):
     return type(obj) is FunctionType
 
 
-def instantiate(cls, *args, **kwargs):
-    """What ``type.__call__`` does, with ``__new__`` and ``__init__`` called through the context."""
+def instantiate(cls, /, *args, **kwargs):
+    """What ``type.__call__`` does, with ``__new__`` and ``__init__`` called through the context.
+
+    As CPython's ``type_call`` with the slots of classes defined in Python: a ``__new__``
+    in Python is read as an attribute of the class and called with it; a native one
+    (``object``'s, a builtin base's) is called directly, so it raises its own errors
+    for excess arguments. ``__init__`` runs if the result is an instance of the class by
+    a real subclass test; it is looked up on the result's type along its MRO, and bound
+    as a descriptor unless it is a plain function.
+    """
     call = STATE.call_ex
-    new = cls.__new__
-    if new is _OBJECT_NEW:
-        if (args or kwargs) and cls.__init__ is _OBJECT_INIT:
-            return cls(*args, **kwargs)  # let CPython raise its own error
-        obj = _OBJECT_NEW(cls)
+    new = lookup_special(cls, "__new__")
+    if type(new) is BuiltinFunctionType:
+        obj = new(cls, *args, **kwargs)
     else:
-        obj = call(new, (cls,) + args, kwargs)
-    if isinstance(obj, cls):
-        init = type(obj).__init__
-        if init is not _OBJECT_INIT:
-            result = call(init, (obj,) + args, kwargs)
-            if result is not None:
-                raise TypeError("__init__() should return None, not '%s'" % type(result).__name__)
+        obj = call(cls.__new__, (cls,) + args, kwargs)
+    if not _is_instance(obj, cls):
+        return obj
+    kind = type(obj)
+    init = lookup_special(kind, "__init__")
+    if type(init) is FunctionType:
+        result = call(init, (obj,) + args, kwargs)
+    elif type(init) is WrapperDescriptorType:  # object's or a builtin base's: no Python code
+        result = init(obj, *args, **kwargs)
+    else:
+        get = getattr(type(init), "__get__", None)
+        result = call(get(init, obj, kind) if get is not None else init, args, kwargs)
+    if result is not None:
+        raise TypeError("__init__() should return None, not '%s'" % type(result).__name__)
     return obj
 
 
 def _instantiation(cls, args, kwargs):
-    if _is_python_code(_lookup_special(cls, "__new__")) or _is_python_code(_lookup_special(cls, "__init__")):
+    if _is_python_code(lookup_special(cls, "__new__")) or _is_python_code(lookup_special(cls, "__init__")):
         return instantiate, (cls,) + args, kwargs
     return None
 
@@ -130,7 +155,7 @@ def resolve(f, args, kwargs):
         elif kind is staticmethod:
             f = f.__func__
         elif isinstance(f, type):
-            meta_call = _lookup_special(kind, "__call__")
+            meta_call = lookup_special(kind, "__call__")
             if meta_call is _TYPE_CALL:
                 return _instantiation(f, args, kwargs)
             if type(meta_call) is not FunctionType:
@@ -142,7 +167,7 @@ def resolve(f, args, kwargs):
         elif kind is MethodWrapperType and isinstance(f.__self__, type) and f == _TYPE_CALL.__get__(f.__self__):
             return _instantiation(f.__self__, args, kwargs)  # super().__call__(...) in a metaclass
         else:
-            call = _lookup_special(kind, "__call__")
+            call = lookup_special(kind, "__call__")
             if type(call) is not FunctionType:
                 return None
             args = (f,) + args

@@ -57,14 +57,22 @@ class _State(threading.local):
 STATE = _State()
 
 
+_NAMES = ("call", "call_ex", "callee", "enter", "enter_kw", "enter_ex", "run")
+_NATIVE_STATE = dict(zip(_NAMES, _NATIVE), act=None)
+
+
+def state_of(act):
+    """What ``STATE`` holds while ``act`` is current (set in one step by ``switch_to``)."""
+    return dict(((name, getattr(act, name)) for name in _NAMES), act=act)
+
+
 def switch_to(act):
-    """Make ``act`` (or no context, for None) current; return what was current."""
-    state = STATE
-    previous = state.act
-    state.act = act
-    if act is None:
-        state.call, state.call_ex, state.callee, state.enter, state.enter_kw, state.enter_ex, state.run = _NATIVE
-    else:
-        state.call, state.call_ex, state.callee, state.run = act.call, act.call_ex, act.callee, act.run
-        state.enter, state.enter_kw, state.enter_ex = act.enter, act.enter_kw, act.enter_ex
+    """Make ``act`` (or no context, for None) current; return what was current.
+
+    The whole state changes in one dict update, a single step that a KeyboardInterrupt
+    cannot split.
+    """
+    namespace = STATE.__dict__
+    previous = namespace["act"]
+    namespace.update(_NATIVE_STATE if act is None else act.state)
     return previous

@@ -1,13 +1,12 @@
 """Keeping the engine's own frames out of the tracebacks users see."""
 
 from . import resolve
+from .hooks import HOOK_METHODS
 from .state import STATE
 
 
 def _context_method_codes():
     """The code of the hook methods of the contexts now running (a context's own frames)."""
-    from .activation import HOOK_METHODS  # the activation module imports this one
-
     codes = set()
     act = STATE.act
     while act is not None:
@@ -15,28 +14,51 @@ def _context_method_codes():
         for name in HOOK_METHODS:
             code = getattr(getattr(cls, name, None), "__code__", None)
             if code is not None:
-                codes.add(code)
+                codes.add(id(code))  # by identity: hashing a code object hashes its constants
         act = act.parent
     return codes
 
 
+_last = [0, 0]  # ids of the exception stripped last and of its first entry then
+
+
 def strip_engine_frames(exc):
     """Unlink the engine's frames, and the running contexts' hook methods, from ``exc``'s
-    traceback; the first entry and the one where it was raised stay."""
-    methods = None  # found when first needed: most tracebacks hold engine frames only
+    traceback; the first entry and the one where it was raised stay.
 
-    def hidden(code):
-        nonlocal methods
-        if resolve.is_engine_code(code):
-            return True
-        if methods is None:
-            methods = _context_method_codes()
-        return code in methods
-
+    Linear in depth as an exception unwinds through handlers: the entries below the
+    first one of the previous call for the same exception were already stripped, so
+    the walk stops there; and kept entries are relinked top-down after being cut, so
+    that ``tb_next``'s loop check walks one entry per link, except for the last.
+    """
     tb = exc.__traceback__
-    while tb is not None and tb.tb_next is not None:
-        nxt = tb.tb_next
-        if nxt.tb_next is not None and hidden(nxt.tb_frame.f_code):
-            tb.tb_next = nxt.tb_next
+    if tb is None or tb.tb_next is None:
+        return
+    stop = _last[1] if _last[0] == id(exc) else 0
+    _last[0], _last[1] = id(exc), id(tb)
+    methods = None  # found when first needed: most tracebacks hold engine frames only
+    kept, changed = [tb], False
+    node = tb.tb_next
+    while node is not None:
+        below = node.tb_next
+        code = node.tb_frame.f_code
+        if below is not None and resolve.is_engine_code(code):
+            changed = True
+        elif below is not None and id(code) in (methods if methods is not None else (
+                methods := _context_method_codes())):
+            changed = True
         else:
-            tb = nxt
+            kept.append(node)
+        if id(node) == stop:  # the rest was stripped before
+            node = below
+            break
+        node = below
+    if not changed:
+        return
+    tail = node
+    for entry in kept:
+        entry.tb_next = None
+    for upper, lower in zip(kept, kept[1:]):
+        upper.tb_next = lower
+    if tail is not None:
+        kept[-1].tb_next = tail

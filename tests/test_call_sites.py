@@ -46,7 +46,7 @@ class Posts(context.Context):
 
 def entries_used(fn, cls=Wraps):
     """The ``STATE`` entries that ``fn``'s code rewritten for ``cls`` loads, with their counts."""
-    config, _ = _class_plan(cls)
+    config = _class_plan(cls)[0]
     code = rewrite_code(fn.__code__, config)
     counts = {}
     for instr in dis.get_instructions(code):

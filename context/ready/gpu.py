@@ -12,7 +12,7 @@ from types import MappingProxyType
 from ..base import Context
 from ..resolve import is_engine_code
 from ..rewrite.operators import BINARY_OPS, COMPARE_OPS
-from ..scope import entered
+from ..activation import entered
 from ..state import STATE
 from .devices import resolve_device
 from .substitutions import Entry, context_table

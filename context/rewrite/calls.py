@@ -22,9 +22,6 @@ from .withblocks import enter_async_with, enter_with, exit_with_exception
 I = emit.I
 
 
-_NO_KWARGS = {}  # passed to ``call_ex`` for ``f(*args)``; never mutated
-
-
 def _method_load(instr):
     """Plain-load replacement for a method-flavoured load, or None if ``instr`` is not one."""
     name, arg, loc = instr.name, instr.arg, instr.location
@@ -124,7 +121,7 @@ def _rewrite_one(item, out, sites, direct_calls, argument_calls, kwnames):
         out.extend(emit.dispatch_tuple_call("enter_kw", loc, (None,)))
     elif name == "CALL_FUNCTION_EX":
         if not arg & 1:
-            out.append(I("LOAD_CONST", _NO_KWARGS, loc))
+            out.append(I("BUILD_MAP", 0, loc))  # not a constant: code holding a dict can't be hashed
         out.extend(emit.dispatch_ex_call(loc))
     elif name == "BEFORE_WITH":
         out.extend(_with_enter(enter_with, loc))

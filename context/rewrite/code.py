@@ -5,19 +5,19 @@ import dis
 from bytecode import Bytecode, Instr
 
 from ..errors import RewriteError
+from ..stackview import is_rewritten, visible_f_back  # noqa: F401 (is_rewritten is exported)
+from ..watch import WATCHED, function_changed
 from ..state import STATE
 from ..weakcache import IdentityCache
+from . import diskcache
 from .calls import rewrite_calls
+from .exctable import assemble
+from .attrwatch import rewrite_attribute_stores
 from .framewalks import rewrite_frame_walks
 from .operators import rewrite_direct, rewrite_implicit
 
 _caches = {}  # RewriteConfig -> IdentityCache(code -> rewritten code)
 _KNOWN = frozenset(dis.opmap)
-
-
-def is_rewritten(code):
-    """True for code objects this module produced (they load the engine's state object)."""
-    return any(c is STATE for c in code.co_consts)
 
 
 def _check(items, code):
@@ -30,14 +30,9 @@ def _check(items, code):
             )
 
 
-def _visible_f_back():
-    from ..frames import visible_f_back  # frames imports this module
-
-    return visible_f_back
-
-
 def _rewrite(code, config):
     bc = Bytecode.from_code(code, conserve_exception_block_stackdepth=True)
+    original_items = list(bc)  # their TryBegins carry CPython's depths (see exctable)
     for apply in config.passes:
         result = apply(bc)
         if not isinstance(result, Bytecode):
@@ -50,12 +45,14 @@ def _rewrite(code, config):
     _check(items, code)
     items = rewrite_calls(rewrite_implicit(items, config), config.callees_at_load, config.callee_as_argument)
     items = rewrite_direct(items, config.handlers)
-    items = rewrite_frame_walks(items, _visible_f_back())
+    items = rewrite_frame_walks(items, visible_f_back)
+    items = rewrite_attribute_stores(items, WATCHED, function_changed)
     bc.clear()
     bc.extend(items)
     try:
-        return bc.to_code()
-    except Exception as exc:  # the bytecode library rejected what we built
+        # exception-table depths are carried over and verified, never recomputed by bytecode
+        return assemble(bc, original_items, code, compare=not config.passes)
+    except Exception as exc:  # the bytecode library rejected what we built, or the check failed
         raise RewriteError(
             "cannot rewrite %s (%s, line %s): %s: %s"
             % (code.co_qualname, code.co_filename, code.co_firstlineno, type(exc).__name__, exc)
@@ -69,7 +66,10 @@ def rewrite_code(code, config):
         cache = _caches[config] = IdentityCache()
     new = cache.values.get(id(code))
     if new is None:
-        new = _rewrite(code, config)
+        new = diskcache.load(code, config)  # another process may have rewritten it already
+        if new is None:
+            new = _rewrite(code, config)
+            diskcache.store(code, config, new)
         cache.set(code, new)
     return new
 

@@ -50,8 +50,12 @@ def _effect(instr, jump):
         pre, post = instr.pre_and_post_stack_effect(jump)
     except Exception:
         pre, post = instr.stack_effect(jump), 0
-    # bytecode's convention: a negative ``pre`` pops, a positive one pushes
-    return max(-pre, 0), post + max(pre, 0)
+    # bytecode's convention: a negative ``pre`` pops, a positive one pushes; a negative
+    # ``post`` pops too (``MAP_ADD`` is ``(-1, -1)``: it pops the key and the value)
+    popped, pushed = max(-pre, 0), post + max(pre, 0)
+    if pushed < 0:
+        popped, pushed = popped - pushed, 0
+    return popped, pushed
 
 
 def _consumed(instr, jump):

@@ -1,22 +1,24 @@
 """``with`` and ``async with`` entry, with ``__enter__`` called through the context."""
 
+from ..resolve import lookup_special
 from ..state import STATE
 
+_MISSING = object()
 
-def _special(mgr, name, protocol):
-    try:
-        method = getattr(type(mgr), name)
-    except AttributeError:
-        raise TypeError(
-            "'%s' object does not support the %s protocol" % (type(mgr).__name__, protocol)
-        ) from None
+
+def _special(mgr, name, protocol, missed=""):
+    """CPython's ``_PyObject_LookupSpecial``, with the interpreter's messages."""
+    kind = type(mgr)
+    method = lookup_special(kind, name, _MISSING)
+    if method is _MISSING:
+        raise TypeError("'%s' object does not support the %s protocol%s" % (kind.__name__, protocol, missed))
     get = getattr(type(method), "__get__", None)
-    return get(method, mgr, type(mgr)) if get is not None else method
+    return get(method, mgr, kind) if get is not None else method
 
 
 def _enter(mgr, enter, exit, protocol):
     enter_method = _special(mgr, enter, protocol)
-    exit_method = _special(mgr, exit, protocol)
+    exit_method = _special(mgr, exit, protocol, " (missed %s method)" % exit)
     result = STATE.call(enter_method, ())
     return (result, exit_method)
 

@@ -1,0 +1,156 @@
+"""Rewritten copies of Python functions: cached per function, remade when it changes.
+
+A rewritten copy runs the function's code rewritten for a context configuration with
+the function's own globals, closure, defaults and names; it shares the function's
+``__dict__`` and ``__kwdefaults__``. A cache holds, per function (by ``id``), the copy
+and what it was made from (``made``), and a dict ``values`` of the copies checked in
+the current epoch, which is what the call path reads: a hit costs no check at all.
+
+* A new epoch starts whenever an outermost context starts, since code that ran
+  outside any context may have changed any function: ``values`` starts empty, and the
+  first call of a function in the epoch checks its ``__code__``, ``__defaults__``,
+  ``__kwdefaults__`` and names against what its copy was made from (``copy_of``).
+* Inside a run, rewritten code that assigns or deletes one of those attributes
+  (``STORE_ATTR``/``DELETE_ATTR``, or ``setattr``/``delattr`` called under the
+  context) drops the function's entries at once (``function_changed``). A function
+  that replaces its own ``__code__`` during its first call runs its new code, as it
+  does natively.
+
+An activation reads the ``values`` dict that was current when it started; checked
+copies go into that dict too, so a long run on one thread keeps hitting while other
+threads start new epochs.
+
+Lifetimes: an entry goes when its function dies. A copy shares the function's globals
+and closure, which may lead back to the function itself (a recursive inner function, a
+method using ``super()``, a function made by ``exec`` in a namespace of its own); the
+cache's strong reference to the copy would then keep the function alive for ever.
+Such entries are dropped as each full garbage collection starts (from a
+``gc.callbacks`` entry: the dicts are only ever read or changed by single dict
+operations, which a collection cannot interrupt), so that collection can free the
+cycle; a function still in use simply gets a new copy.
+"""
+
+import gc
+import sys
+import weakref
+from types import FunctionType
+
+from .rewrite import rewrite_code
+from .watch import CACHES
+
+_MONITORING = getattr(sys, "monitoring", None)  # 3.12+
+_tools = []  # sys.monitoring tool ids in use, as of the epoch's start
+
+
+def new_epoch():
+    """Start a new epoch: every copy is checked again at its function's next call."""
+    for cache in list(CACHES):
+        cache.values = {}
+    if _MONITORING is not None:
+        _tools[:] = [t for t in range(6) if _MONITORING.get_tool(t) is not None]
+
+
+def watched_by_a_tool(code):
+    """Whether a ``sys.monitoring`` tool set local events on ``code`` (a line profiler, a
+    debugger's breakpoint): then the function runs as it is, so the tool sees its own code."""
+    for tool in _tools:
+        if _MONITORING.get_local_events(tool, code):
+            return True
+    return False
+
+
+def make_copy(fn, code):
+    """A function running ``code`` with ``fn``'s globals, closure, defaults, names and ``__dict__``."""
+    rf = FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    rf.__kwdefaults__ = fn.__kwdefaults__  # the same dict: changes made in place are seen
+    rf.__qualname__ = fn.__qualname__
+    rf.__doc__ = fn.__doc__
+    rf.__module__ = fn.__module__
+    rf.__dict__ = fn.__dict__  # the same dict, so attributes set later are seen too
+    return rf
+
+
+def _safe_lifetime(fn):
+    """Whether a copy of ``fn`` cannot lead back to ``fn``: no closure, a live module's globals."""
+    if fn.__closure__ is not None:
+        return False
+    module = sys.modules.get(fn.__globals__.get("__name__"))
+    return module is not None and getattr(module, "__dict__", None) is fn.__globals__
+
+
+class FunctionCache:
+    """Rewritten copies of functions for one rewrite configuration."""
+
+    __slots__ = ("config", "values", "made", "_refs", "_cyclic", "__weakref__")
+
+    def __init__(self, config):
+        self.config = config
+        self.values = {}  # id(fn) -> copy, checked in this epoch
+        self.made = {}  # id(fn) -> (copy, code, defaults, kwdefaults, qualname, name)
+        self._refs = {}
+        self._cyclic = set()  # ids of functions whose copy may keep them alive
+        CACHES.add(self)
+
+    def copy_of(self, fn, into=None):
+        """The current rewritten copy of ``fn`` (checked, made or remade as needed).
+
+        ``into``: the ``values`` dict the caller reads, if it is not the current one.
+        """
+        key = id(fn)
+        made = self.made.get(key)
+        if _tools and watched_by_a_tool(fn.__code__):
+            self.values.pop(key, None)  # checked again at each call while the tool watches it
+            return fn
+        if made is not None and made[1] is fn.__code__ and made[2] is fn.__defaults__ \
+                and made[3] is fn.__kwdefaults__ and made[4] == fn.__qualname__ and made[5] == fn.__name__:
+            rf = made[0]
+        else:
+            code = fn.__code__
+            rf = make_copy(fn, rewrite_code(code, self.config))
+            self._remember(fn, (rf, code, fn.__defaults__, fn.__kwdefaults__, fn.__qualname__, fn.__name__))
+        self.values[key] = rf
+        if into is not None:
+            into[key] = rf
+        return rf
+
+    def _remember(self, fn, made):
+        key = id(fn)
+        if key not in self._refs:
+            selfref = weakref.ref(self)
+
+            def forget(_, key=key, selfref=selfref):
+                cache = selfref()
+                if cache is not None:
+                    cache.forget(key)
+                    cache._refs.pop(key, None)
+
+            self._refs[key] = weakref.ref(fn, forget)
+        self.made[key] = made
+        if not _safe_lifetime(fn):
+            self._cyclic.add(key)
+
+    def forget(self, key):
+        """Drop what is known of the function with this id."""
+        self.made.pop(key, None)
+        self.values.pop(key, None)
+        self._cyclic.discard(key)
+
+    def __len__(self):
+        return len(self.made)
+
+
+
+
+def drop_cyclic_entries():
+    """Forget the copies that may keep their function alive (as a full collection starts)."""
+    for cache in list(CACHES):
+        for key in list(cache._cyclic):
+            cache.forget(key)
+
+
+def _before_collection(phase, info):
+    if phase == "start" and info.get("generation") == 2:
+        drop_cyclic_entries()
+
+
+gc.callbacks.append(_before_collection)

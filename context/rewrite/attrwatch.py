@@ -1,0 +1,28 @@
+"""Watched attribute stores: a function's code, defaults or names changed by rewritten code.
+
+The engine caches a rewritten copy of each function (``context.functions``). Rewritten
+code that assigns or deletes one of the watched attributes of an object tells the
+engine right after, through a function it is given, so a function that replaces its
+own ``__code__`` runs the new code at its next call, as it does natively.
+"""
+
+from bytecode import Instr
+
+from . import emit
+
+
+def rewrite_attribute_stores(items, watched, changed):
+    """After each ``STORE_ATTR``/``DELETE_ATTR`` of a name in ``watched``, call ``changed(obj)``."""
+    out = []
+    for item in items:
+        if not (isinstance(item, Instr) and item.name in ("STORE_ATTR", "DELETE_ATTR") and item.arg in watched):
+            out.append(item)
+            continue
+        loc = item.location
+        if item.name == "STORE_ATTR":  # [v, o] -> [o, v, o] -> store -> [o]
+            out += [emit.I("COPY", 1, loc), emit.I("SWAP", 3, loc), emit.I("SWAP", 2, loc)]
+        else:  # [o] -> [o, o] -> delete -> [o]
+            out.append(emit.I("COPY", 1, loc))
+        out.append(item)
+        out += emit.direct_call(changed, 1, loc) + [emit.I("POP_TOP", loc=loc)]
+    return out

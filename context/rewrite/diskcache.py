@@ -1,0 +1,401 @@
+"""A persistent cache of rewritten code objects, shared by processes (like pytest's cache
+of rewritten assertions).
+
+An entry is keyed by a hash of
+
+* the original code object's content (``marshal.dumps(code)``: bytecode, constants and
+  nested code objects, names, file name, first line, line and exception tables);
+* the interpreter (``sys.version``, ``sys.implementation.cache_tag``), the ``bytecode``
+  package's version and a hash of the engine's rewriting source (``context/rewrite/*.py``
+  and ``context/_support.py``), so an upgrade or an edit of the engine never reads an old
+  entry (these form a directory of their own);
+* every field of the ``RewriteConfig``. Configurations with ``passes`` are not cached on
+  disk (a user's pass may change without anything here noticing); functions among the
+  fields (the ``handlers``) are named by module and qualified name, and only when that
+  name leads back to the same object.
+
+Rewritten code holds constants that ``marshal`` cannot write (the engine's ``STATE``,
+helper functions, handlers). Each is written as a placeholder naming where it lives
+(module and attribute path) and put back on load. Anything that cannot be named so
+makes the code uncacheable (it is rewritten in every process, as before).
+
+An entry is a file: a magic line, a SHA-256 of the rest, then the marshalled
+``(key, code)``. A file that fails any check (truncated, corrupt, another key, a
+placeholder that no longer resolves) is ignored and rewritten. Files are written to a
+temporary name in the same directory and moved into place with ``os.replace``, so
+readers in other processes see whole entries or none. The directory is pruned, oldest
+``mtime`` first (a hit touches its file), when it grows past ``PYCASSETTE_CACHE_MAX_MB``
+(default 200). Any ``OSError`` (read-only or full disk, no home directory) turns the
+disk cache off for the process: rewriting then falls back to the memory cache alone.
+
+Location: ``$PYCASSETTE_CACHE_DIR``, else ``$XDG_CACHE_HOME/pycassette``, else
+``~/.cache/pycassette``. ``PYCASSETTE_CACHE=0`` (or ``disable()``) turns it off.
+"""
+
+import hashlib
+import importlib
+import marshal
+import os
+import sys
+import tempfile
+import types
+
+MAGIC = b"pycassette-rewrite-1\n"
+_MARK = "\x00pycassette:const"  # first item of a placeholder tuple
+_PRUNE_ONE_IN = 512  # a store checks the cache's size with this probability (by its key)
+
+_state = {"enabled": None, "root": None, "dir": None, "tag": None, "last": None}
+_names = {}  # id(obj) -> (module, path) for engine objects found by search
+_config_keys = {}  # RewriteConfig -> its text in keys (None: not cacheable)
+_SAFE = (type(None), bool, int, float, complex, str, bytes, type(...))
+
+
+# ----------------------------------------------------------------------------- settings
+
+
+def disable():
+    """Turn the disk cache off for this process (the memory cache stays)."""
+    _state["enabled"] = False
+
+
+def enable(directory=None):
+    """Turn the disk cache on, in ``directory`` if given (else the configured place)."""
+    _state.update(enabled=True, dir=None, tag=None, root=None if directory is None else os.fspath(directory))
+
+
+def reset():
+    """Forget the settings; they are read from the environment again on next use."""
+    _state.update(enabled=None, root=None, dir=None, tag=None, last=None)
+
+
+def base_dir():
+    """The cache's root directory: ``enable``'s, else from the environment."""
+    if _state["root"] is not None:
+        return _state["root"]
+    explicit = os.environ.get("PYCASSETTE_CACHE_DIR")
+    if explicit:
+        return explicit
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(xdg, "pycassette")
+
+
+def cache_dir():
+    """This engine's and interpreter's directory in the cache, or None when the cache is off."""
+    if _state["enabled"] is None:
+        value = os.environ.get("PYCASSETTE_CACHE", "1").strip().lower()
+        _state["enabled"] = value not in ("0", "off", "no", "false")
+    if not _state["enabled"]:
+        return None
+    if _state["dir"] is None:
+        _state["dir"] = os.path.join(base_dir(), _engine_tag())
+    return _state["dir"]
+
+
+def _engine_files():
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # context/
+    found = []
+    for dirpath, dirnames, names in os.walk(package):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        found += [os.path.join(dirpath, n) for n in sorted(names) if n.endswith(".py")]
+    return package, found
+
+
+def _engine_tag():
+    """The interpreter, the ``bytecode`` version and a hash of the engine's source.
+
+    Every ``.py`` file of the ``context`` package is hashed (anything the rewriter
+    imports may shape its output). Hashing them all takes milliseconds, so the hash is
+    remembered in the cache under a signature of the files' names, sizes and
+    modification times, which takes a fraction of that to compute.
+    """
+    if _state["tag"] is None:
+        import bytecode
+
+        head = "\0".join((sys.version, sys.implementation.cache_tag or "", getattr(bytecode, "__version__", "")))
+        package, files = _engine_files()
+        sig = hashlib.sha256(head.encode())
+        for path in files:
+            st = os.stat(path)
+            sig.update(("%s\0%d\0%d\0" % (os.path.relpath(path, package), st.st_size, st.st_mtime_ns)).encode())
+        memo = os.path.join(base_dir(), ".engine-" + sig.hexdigest()[:32])
+        try:
+            with open(memo) as f:
+                tag = f.read().strip()
+        except OSError:
+            tag = ""
+        if not tag.startswith((sys.implementation.cache_tag or "") + "-") or len(tag) > 80:
+            h = hashlib.sha256(head.encode())
+            for path in files:
+                h.update(os.path.relpath(path, package).encode() + b"\0")
+                with open(path, "rb") as f:
+                    h.update(f.read())
+            tag = "%s-%s" % (sys.implementation.cache_tag, h.hexdigest()[:16])
+            _write_atomically(memo, tag.encode())
+        _state["tag"] = tag
+    return _state["tag"]
+
+
+def _write_atomically(path, data):
+    """Write ``data`` to ``path`` through a temporary file and ``os.replace``; False on failure."""
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            _remove(tmp)
+            raise
+    except OSError:
+        return False
+    return True
+
+
+# ----------------------------------------------------------------------------- naming objects
+
+
+def _resolve(module, path):
+    obj = sys.modules.get(module)
+    if obj is None:
+        obj = importlib.import_module(module)
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _name_of(obj):
+    """``(module, attribute path)`` leading to ``obj`` itself, or None."""
+    name = _names.get(id(obj))
+    if name is not None:
+        return name
+    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    if isinstance(module, str) and isinstance(qualname, str) and "<" not in qualname:
+        try:
+            if _resolve(module, qualname) is obj:
+                return module, qualname
+        except Exception:
+            pass
+    # an engine object that has no name of its own (STATE, a constant dict): search the
+    # engine's modules
+    for modname, mod in list(sys.modules.items()):
+        if mod is None or not (modname == "context" or modname.startswith("context.")):
+            continue
+        for attr, value in list(vars(mod).items()):
+            if value is obj:
+                _names[id(obj)] = (modname, attr)
+                return modname, attr
+    return None
+
+
+def _config_key(config):
+    """A text naming every field of ``config``, or None when it cannot be named stably."""
+    try:
+        return _config_keys[config]
+    except (KeyError, TypeError):
+        pass
+    text = _name_config(config)
+    try:
+        _config_keys[config] = text
+    except TypeError:  # unhashable: named again next time
+        pass
+    return text
+
+
+def _name_config(config):
+    if getattr(config, "passes", ()):
+        return None
+    parts = []
+
+    def name(value):
+        if isinstance(value, _SAFE):
+            return repr(value)
+        if isinstance(value, tuple):
+            inner = [name(v) for v in value]
+            return None if None in inner else "(" + ",".join(inner) + ")"
+        found = _name_of(value) if callable(value) else None
+        return None if found is None else "<%s:%s>" % found
+
+    for field in type(config)._fields:
+        text = name(getattr(config, field))
+        if text is None:
+            return None
+        parts.append("%s=%s" % (field, text))
+    return ";".join(parts)
+
+
+def key(code, config):
+    """The hex key of ``code`` rewritten for ``config``, or None when it is not cacheable."""
+    last = _state["last"]
+    if last is not None and last[0] is code and last[1] is config:
+        return last[2]  # a miss in ``load`` followed by ``store``
+    ck = _config_key(config)
+    k = None
+    if ck is not None:
+        try:
+            # version 0: no back-references or interning flags, which vary between processes
+            k = hashlib.sha256(ck.encode() + b"\0" + marshal.dumps(code, 0)).hexdigest()
+        except ValueError:  # a constant marshal cannot write
+            pass
+    _state["last"] = (code, config, k)
+    return k
+
+
+# ----------------------------------------------------------------------------- (de)serialising
+
+
+def _encode(code):
+    """``code`` with every constant marshal cannot keep replaced by a placeholder, or None."""
+    consts = []
+    changed = False
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            new = _encode(c)
+            if new is None:
+                return None
+            changed |= new is not c
+            consts.append(new)
+        elif _plain(c):
+            if isinstance(c, tuple) and c and c[0] == _MARK:
+                return None  # a user's constant looks like a placeholder
+            consts.append(c)
+        else:
+            name = _name_of(c)
+            if name is None:
+                return None
+            consts.append((_MARK,) + name)
+            changed = True
+    return code.replace(co_consts=tuple(consts)) if changed else code
+
+
+def _plain(c):
+    if isinstance(c, _SAFE):
+        return True
+    if type(c) in (tuple, frozenset):
+        return all(_plain(x) for x in c)
+    return False
+
+
+def _decode(code, originals):
+    """Put the real objects back; nested code objects equal to the original's become them."""
+    consts = []
+    changed = False
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            same = originals.get(c)
+            new = same if same is not None else _decode(c, {})
+        elif type(c) is tuple and len(c) == 3 and c[0] == _MARK:
+            new = _resolve(c[1], c[2])
+        else:
+            consts.append(c)
+            continue
+        changed = True
+        consts.append(new)
+    return code.replace(co_consts=tuple(consts)) if changed else code
+
+
+# ----------------------------------------------------------------------------- the files
+
+
+def _path(directory, k):
+    return os.path.join(directory, k[:2], k + ".bin")
+
+
+def load(code, config):
+    """The cached rewrite of ``code`` for ``config``, or None."""
+    directory = cache_dir()
+    if directory is None:
+        return None
+    k = key(code, config)
+    if k is None:
+        return None
+    path = _path(directory, k)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    try:
+        n = len(MAGIC)
+        if data[:n] != MAGIC or hashlib.sha256(data[n + 32:]).digest() != data[n:n + 32]:
+            raise ValueError("bad checksum")
+        stored_key, stored = marshal.loads(data[n + 32:])
+        if stored_key != k or not isinstance(stored, types.CodeType):
+            raise ValueError("another entry")
+        originals = {c: c for c in code.co_consts if isinstance(c, types.CodeType)}
+        new = _decode(stored, originals)
+    except Exception:  # corrupt or stale: never trusted, rewritten and stored again
+        _remove(path)
+        return None
+    try:
+        os.utime(path)  # recently used: pruned last
+    except OSError:
+        pass
+    return new
+
+
+def store(code, config, new):
+    """Write ``new`` (``code`` rewritten for ``config``) to the cache; failures are silent."""
+    directory = cache_dir()
+    if directory is None:
+        return False
+    k = key(code, config)
+    if k is None:
+        return False
+    encoded = _encode(new)
+    if encoded is None:
+        return False
+    try:
+        payload = marshal.dumps((k, encoded))
+    except ValueError:
+        return False
+    data = MAGIC + hashlib.sha256(payload).digest() + payload
+    if not _write_atomically(_path(directory, k), data):  # read-only, full, or no such place:
+        _state["enabled"] = False  # the memory cache alone, from now on
+        return False
+    if int(k[:8], 16) % _PRUNE_ONE_IN == 0:
+        prune()
+    return True
+
+
+def _remove(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
+def _limit():
+    try:
+        return float(os.environ.get("PYCASSETTE_CACHE_MAX_MB", "200")) * (1 << 20)
+    except ValueError:
+        return 200.0 * (1 << 20)
+
+
+def prune(limit=None):
+    """Delete the least recently used entries until the whole cache fits in ``limit`` bytes
+    (80% of it, so that pruning is not needed again at once). Returns the bytes removed."""
+    limit = _limit() if limit is None else limit
+    root = base_dir()
+    files, total = [], 0
+    for dirpath, _, names in os.walk(root):
+        for name in names:
+            if not name.endswith(".bin"):  # only entries (and stray temporary files)
+                continue
+            path = os.path.join(dirpath, name)
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            files.append((st.st_mtime, st.st_size, path))
+            total += st.st_size
+    if total <= limit:
+        return 0
+    removed = 0
+    files.sort()
+    for _, size, path in files:
+        if total - removed <= 0.8 * limit:
+            break
+        _remove(path)
+        removed += size
+    return removed

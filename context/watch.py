@@ -1,0 +1,23 @@
+"""Function attributes that make a rewritten copy stale, and telling the caches of a change.
+
+A leaf module: rewritten code calls ``function_changed`` directly after it assigns or
+deletes one of the ``WATCHED`` attributes (see ``context.functions``).
+"""
+
+import weakref
+from types import FunctionType
+
+WATCHED = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__qualname__", "__name__"})
+CACHES = weakref.WeakSet()  # every context.functions.FunctionCache
+
+
+def function_changed(obj):
+    """``obj`` had a watched attribute assigned or deleted: its copies are remade at its next call.
+
+    Dicts of earlier epochs that running activations still read are left as they are:
+    those activations started before the change, in another thread's run.
+    """
+    if type(obj) is FunctionType:
+        key = id(obj)
+        for cache in list(CACHES):
+            cache.forget(key)

@@ -1,0 +1,591 @@
+"""Faults found by running real test suites under contexts, one test per cause.
+
+Each case runs natively and under contexts of every kind (empty, prehook,
+posthook, overdub-only, CountCtx, TraceCtx) and must give the same result,
+exception and message.
+"""
+
+import abc
+import collections
+import copy
+import gc
+import itertools
+import pickle
+import sys
+import weakref
+
+import pytest
+
+import context
+from context import Context, overdub
+
+
+class Pre(Context):
+    def prehook(self, f, /, *args, **kwargs):
+        pass
+
+
+class Post(Context):
+    def posthook(self, out, f, /, *args, **kwargs):
+        pass
+
+
+class OverdubOnly(Context):
+    def overdub(self, f, /, *args, **kwargs):
+        return super().overdub(f, *args, **kwargs)
+
+
+CONTEXTS = [Context, Pre, Post, OverdubOnly, context.CountCtx, context.TraceCtx]
+
+
+def outcome(thunk):
+    try:
+        return ("value", thunk())
+    except Exception as exc:  # the exception's type and message are compared
+        return ("raised", type(exc).__name__, str(exc))
+
+
+def alike(fn, *args):
+    """``fn(*args)`` natively and under each context: the same outcome everywhere."""
+    native = outcome(lambda: fn(*args))
+    for make in CONTEXTS:
+        assert outcome(lambda: overdub(make(), fn, *args)) == native, make.__name__
+    return native
+
+
+# --- calls ---------------------------------------------------------------------------
+
+def test_sixteen_or_more_keyword_arguments():
+    def g(**kw):
+        return sorted(kw.items())
+
+    def f():  # compiled as BUILD_MAP/MAP_ADD and CALL_FUNCTION_EX
+        return g(a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=8, i=9, j=10, k=11, l=12, m=13, n=14,
+                 o=15, p=16, q=17, r=18)
+
+    assert alike(f)[1][-1] == ("r", 18)
+
+
+def test_keywords_named_like_engine_parameters():
+    def f():
+        point = collections.namedtuple("P", "cls f bound self ctx act")
+        counter = collections.Counter(a=1)
+        counter.subtract(f=1)
+        return point(cls=1, f=2, bound=3, self=4, ctx=5, act=6), counter
+
+    alike(f)
+
+
+# --- functions -------------------------------------------------------------------------
+
+def test_attributes_set_after_definition_and_after_the_first_run():
+    def f():
+        def g(a):
+            return a
+
+        def gen():
+            yield 1
+
+        g.__qualname__ = "Renamed.g"
+        gen.__qualname__, gen.__name__ = "Q.gen", "gen2"
+        g.marker = "m"
+        try:
+            g()
+        except TypeError as exc:
+            message = str(exc)
+        it = gen()
+        return message, it.__qualname__, it.__name__, g.__dict__
+
+    alike(f)
+
+    def h(a):
+        return a
+
+    def call_h():
+        try:
+            h()
+        except TypeError as exc:
+            return str(exc)
+
+    for make in CONTEXTS:
+        h.__qualname__ = "before"
+        assert overdub(make(), call_h) == call_h()
+        h.__qualname__ = "after"  # renamed after its first run under the context
+        assert overdub(make(), call_h) == call_h()
+
+
+def test_code_and_defaults_replaced_after_the_first_run():
+    def target(x=1):
+        return ("old", x)
+
+    def replacement(x=1):
+        return ("new", x)
+
+    def call():
+        return target()
+
+    for make in CONTEXTS:
+        target.__code__, target.__defaults__ = (lambda x=1: ("old", x)).__code__, (1,)
+        assert overdub(make(), call) == ("old", 1)
+        target.__code__ = replacement.__code__
+        assert overdub(make(), call) == ("new", 1)
+        target.__defaults__ = (2,)
+        assert overdub(make(), call) == ("new", 2)
+
+
+def _compiled():
+    return "compiled"
+
+
+def _lazy():
+    _lazy.__code__ = _compiled.__code__  # as lazily compiling decorators do
+    return _lazy()
+
+
+def test_a_function_that_replaces_its_own_code_during_its_first_call():
+    global _lazy
+    first = _lazy.__code__
+    for ctx in CONTEXTS:
+        _lazy.__code__ = first
+        assert overdub(ctx(), _lazy) == "compiled"
+
+
+# --- classes ---------------------------------------------------------------------------
+
+def test_calling_a_class_is_exactly_type_call():
+    def f():
+        log = []
+
+        class A(abc.ABC):
+            pass
+
+        class B(A):
+            def __new__(cls):
+                return V()
+
+            def __init__(self):
+                log.append("B.__init__")
+
+        class V:
+            def __init__(self):
+                log.append("V.__init__")
+
+        B.register(V)  # isinstance(V(), B) is true, but V is no real subclass of B
+        B()
+
+        class S:
+            @staticmethod
+            def __init__(*args):
+                log.append(len(args))  # no instance passed
+
+        S(1)
+
+        class Meta(type):
+            @property
+            def __dict__(self):
+                raise RuntimeError("a metaclass property named __dict__")
+
+        class M(metaclass=Meta):
+            def __init__(self, x):
+                self.x = x
+
+        log.append(M(3).x)
+
+        class N:
+            def __new__(cls, *a):
+                return super().__new__(cls)
+
+        class O(N):
+            pass
+
+        O(1)
+        del N.__new__
+        try:
+            O(1)
+        except TypeError as exc:
+            log.append(str(exc))
+
+        class D(dict):
+            def __init__(self, *a, **k):
+                super().__init__(*a, **k)
+                self.x = 1
+
+        class I(int):
+            def __new__(cls, v):
+                return super().__new__(cls, v + 1)
+
+        return log, D(a=1), I(3)
+
+    log = alike(f)[1][0]
+    assert log == ["V.__init__", 1, 3, "object.__new__() takes exactly one argument (the type to instantiate)"]
+
+
+# --- callbacks -------------------------------------------------------------------------
+
+def test_objects_holding_wrapped_callbacks_pickle_and_copy():
+    def f():
+        out = []
+        for obj in (map(abs, [1, -2]), filter(None, [0, 1]), itertools.takewhile(bool, [1, 0]),
+                    itertools.dropwhile(bool, [1, 0, 2])):
+            out.append(list(pickle.loads(pickle.dumps(obj))))
+        out.append(list(copy.copy(map(str, [1]))))
+        out.append(list(copy.deepcopy(filter(None, [0, 3]))))
+        return out
+
+    alike(f)
+
+
+# --- exceptions --------------------------------------------------------------------------
+
+def test_an_exception_through_a_star_call_keeps_its_type():
+    def g(*args):
+        raise ValueError("v")
+
+    def f():
+        args = (1,)
+        try:
+            return g(*args)
+        except ValueError as exc:
+            return "caught %s" % exc
+
+    assert alike(f) == ("value", "caught v")
+
+    def uncaught():
+        return g(*(1,))
+
+    assert alike(uncaught) == ("raised", "ValueError", "v")
+
+
+def test_rewritten_code_objects_are_hashable():
+    def f(*args):
+        return len(args)
+
+    def g():
+        return f(*[1, 2])
+
+    overdub(Context(), g)
+    code = context.activation._class_plan(Context)[2].copy_of(g).__code__
+    assert code is not g.__code__ and hash(code) == hash(code)
+
+
+# --- lifetimes -------------------------------------------------------------------------
+
+def _collected(make, ctx_class):
+    """Whether what ``make()`` returns dies once dropped, after it ran under the context."""
+    obj, run = make()
+    ref = weakref.ref(obj)
+    overdub(ctx_class(), run)
+    del obj, run
+    for _ in range(3):
+        gc.collect()
+        overdub(ctx_class(), len, ())
+    return ref() is None
+
+
+def _recursive_inner():
+    def fact(n):
+        return 1 if n <= 1 else n * fact(n - 1)
+
+    return fact, lambda: fact(5)
+
+
+def _class_using_super():
+    class Base:
+        def m(self):
+            return 1
+
+    class Derived(Base):
+        def m(self):
+            return super().m() + 1
+
+    return Derived, lambda: Derived().m()
+
+
+def _exec_generated():
+    namespace = {}
+    exec("def made(x):\n    return made if x else x\n", namespace)
+    return namespace["made"], lambda: namespace["made"](0)
+
+
+@pytest.mark.parametrize("make", [_recursive_inner, _class_using_super, _exec_generated])
+@pytest.mark.parametrize("ctx_class", [Context, Pre])
+def test_functions_that_lead_back_to_themselves_are_freed(make, ctx_class):
+    assert _collected(make, ctx_class)
+
+
+# --- with blocks ---------------------------------------------------------------------
+
+class _OnlyEnter:
+    def __enter__(self):
+        return 1
+
+
+class _OnlyExit:
+    def __exit__(self, *exc):
+        return None
+
+
+class _OnlyAenter:
+    async def __aenter__(self):
+        return 1
+
+
+def test_with_on_objects_lacking_the_protocol_raises_the_native_message():
+    import asyncio
+
+    def sync(mgr):
+        with mgr:
+            pass
+
+    def asynchronous(mgr):
+        async def body():
+            async with mgr:
+                pass
+
+        return asyncio.run(body())
+
+    for run in (sync, asynchronous):
+        for mgr in (1, _OnlyEnter(), _OnlyExit(), _OnlyAenter()):
+            assert alike(run, mgr)[0] == "raised"
+
+
+# --- the recursion limit -------------------------------------------------------------
+
+def test_the_program_sees_and_sets_its_own_recursion_limit():
+    limit = sys.getrecursionlimit()
+
+    def f():
+        seen = sys.getrecursionlimit()
+        sys.setrecursionlimit(seen + 100)
+        again = sys.getrecursionlimit()
+        sys.setrecursionlimit(seen)
+        return seen, again
+
+    try:
+        for make in CONTEXTS:
+            assert overdub(make(), f) == (limit, limit + 100), make.__name__
+            assert sys.getrecursionlimit() == limit
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def test_recursion_under_a_direct_context_ends_where_it_ends_natively():
+    def depth(n=0):
+        try:
+            return depth(n + 1)
+        except RecursionError:
+            return n
+
+    native = depth()
+    assert abs(overdub(Context(), depth) - native) <= 12  # the engine frames above the top function
+
+
+@pytest.mark.parametrize("where", ["prehook", "posthook"])
+@pytest.mark.parametrize("make_ctx", [Pre, Post, OverdubOnly])
+def test_keyboard_interrupt_leaves_no_context_and_no_raised_limit(where, make_ctx):
+    limit = sys.getrecursionlimit()
+
+    class Interrupting(make_ctx):
+        count = 0
+
+        def prehook(self, f, /, *args, **kwargs):
+            if where == "prehook":
+                raise KeyboardInterrupt
+
+        def posthook(self, out, f, /, *args, **kwargs):
+            if where == "posthook":
+                raise KeyboardInterrupt
+
+    def f():
+        return len("abc")
+
+    for _ in range(3):
+        with pytest.raises(KeyboardInterrupt):
+            overdub(Interrupting(), f)
+        assert context.state.STATE.act is None
+        assert sys.getrecursionlimit() == limit
+    assert overdub(Pre(), f) == 3
+
+
+def test_runaway_recursion_under_contexts_ends_in_recursion_error(tmp_path):
+    import subprocess
+
+    script = tmp_path / "runaway.py"
+    script.write_text(
+        "import sys, context\n"
+        "class Pre(context.Context):\n"
+        "    def prehook(self, f, /, *a, **k): pass\n"
+        "class Post(context.Context):\n"
+        "    def posthook(self, out, f, /, *a, **k): pass\n"
+        "def r(n): return 1 + r(n + 1)\n"
+        "sys.setrecursionlimit(10 ** 6)\n"
+        "for make in (Pre, Post, context.Context):\n"
+        "    try:\n"
+        "        context.overdub(make(), r, 0)\n"
+        "    except RecursionError:\n"
+        "        print('RecursionError')\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    if sys.version_info >= (3, 12) and done.returncode != 0:
+        pytest.fail("the interpreter itself stopped: %s" % done.stderr[-500:])
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["RecursionError"] * 3
+
+
+# --- unwinding -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("make", [Context, Post])
+def test_unwinding_through_handlers_stays_linear_in_depth(make, monkeypatch):
+    from context import resolve
+
+    calls = [0]
+    real = resolve.is_engine_code
+
+    def counting(code):
+        calls[0] += 1
+        return real(code)
+
+    monkeypatch.setattr(resolve, "is_engine_code", counting)
+
+    def f(n):
+        try:
+            return f(n - 1) if n else 1 / 0
+        except ZeroDivisionError:
+            raise
+
+    def run(n):
+        try:
+            f(n)
+        except ZeroDivisionError as exc:
+            return len(list(_walk(exc.__traceback__)))
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 5000))
+    try:
+        counts = []
+        for n in (200, 800):
+            calls[0] = 0
+            assert overdub(make(), run, n) == run(n)
+            counts.append(calls[0])
+    finally:
+        sys.setrecursionlimit(limit)
+    assert counts[1] < 6 * counts[0]  # four times the depth: about four times the work, not sixteen
+
+
+def _walk(tb):
+    while tb is not None:
+        yield tb
+        tb = tb.tb_next
+
+
+# --- tools that watch one function -----------------------------------------------------
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="sys.monitoring is new in 3.12")
+@pytest.mark.parametrize("make", CONTEXTS)
+def test_local_monitoring_events_fire_under_a_context(make):
+    monitoring = sys.monitoring
+    tool = next(t for t in range(6) if monitoring.get_tool(t) is None)
+
+    def watched(x):
+        y = x + 1
+        return y * 2
+
+    def caller():
+        return watched(1) + watched(2)
+
+    lines = []
+    monitoring.use_tool_id(tool, "pycassette-test")
+    try:
+        monitoring.register_callback(tool, monitoring.events.LINE,
+                                     lambda code, line: lines.append((code, line)))
+        monitoring.set_local_events(tool, watched.__code__, monitoring.events.LINE)
+        assert overdub(make(), caller) == caller()
+    finally:
+        monitoring.set_local_events(tool, watched.__code__, 0)
+        monitoring.register_callback(tool, monitoring.events.LINE, None)
+        monitoring.free_tool_id(tool)
+    ours = [line for code, line in lines if code is watched.__code__]
+    assert len(ours) == 8  # two lines per call, two calls under the context and two natively
+
+
+# --- bad input -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("args", [
+    ("not callable", (0,)),
+    (map, ("0",)),
+    (map, (-1,)),
+    (map, (), (1,)),
+    (map, (), ("not a name",)),
+    (map, (0,), (), -1),
+    (map, (), ()),
+    (map, 5),
+])
+def test_callback_registrations_are_checked_at_once(args):
+    with pytest.raises((TypeError, ValueError), match="register_callback_positions"):
+        context.register_callback_positions(*args)
+
+
+def test_callback_method_registrations_are_checked_at_once():
+    with pytest.raises(TypeError, match="register_callback_method"):
+        context.register_callback_method(list, "no_such_method", (0,))
+    with pytest.raises(TypeError, match="register_callback_method"):
+        context.register_callback_method("list", "sort", (), ("key",))
+
+
+# --- the engine's own imports ----------------------------------------------------------
+
+def test_the_engine_imports_nothing_at_call_time():
+    saved = dict(sys.modules)
+
+    def f():
+        for name in list(sys.modules):  # as tests that isolate imports do
+            if name.split(".")[0] in ("context", "ad", "numpy"):
+                del sys.modules[name]
+        sys.modules["numpy"] = None  # an import blocker
+        try:
+            class Fresh(Context):  # a context class the engine has not planned yet
+                def posthook(self, out, f, /, *args, **kwargs):
+                    pass
+
+            def g(x):
+                if x:
+                    raise ValueError(x)
+                return [str(i) for i in range(3)]
+
+            out = [overdub(Fresh(), g, 0), overdub(Pre(), g, 0)]
+            try:
+                overdub(Fresh(), g, 1)
+            except ValueError as exc:
+                out.append(str(exc))
+            return out
+        finally:
+            sys.modules.clear()
+            sys.modules.update(saved)
+
+    for make in CONTEXTS:
+        assert overdub(make(), f) == [["0", "1", "2"], ["0", "1", "2"], "1"]
+    assert sys.modules == saved
+
+
+class _Builder:
+    pass
+
+
+def _held_through_a_cell():
+    b = _Builder()
+
+    def attach():
+        return b
+
+    b.hooks = [attach]  # b holds the closure, whose cell holds b
+    return b, lambda: [h() for h in b.hooks]
+
+
+@pytest.mark.parametrize("ctx_class", CONTEXTS)
+def test_an_object_held_by_its_own_closure_dies_at_the_first_collection(ctx_class):
+    obj, run = _held_through_a_cell()
+    ref = weakref.ref(obj)
+    overdub(ctx_class(), run)
+    del obj, run
+    gc.collect()
+    assert ref() is None
