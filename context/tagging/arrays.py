@@ -58,14 +58,14 @@ def holds_tagged(a):
     table = _shadows.get(id(root_of(a)))
     if not table:
         return False
-    for address in [k for k, (t, _) in table.items() if not isinstance(live(t), Tagged)]:
+    for address in [k for k, (t, _) in table.items() if not issubclass(type(live(t)), Tagged)]:
         del table[address]
     return bool(table)
 
 
 def _rebuild(t, value):
     t = live(t)
-    if not isinstance(t, Tagged):
+    if not issubclass(type(t), Tagged):
         return value
     return type(t)(_rebuild(t.value, value), t.tag, t.meta)
 
@@ -74,7 +74,7 @@ def write(a, key, value):
     """``a[key] = value`` for an ndarray ``a``, remembering tagged values."""
     value = live(value)
     root = root_of(a)
-    if not isinstance(value, Tagged):
+    if not issubclass(type(value), Tagged):
         table = _table(root, False)
         a[key] = value
         if table:
@@ -87,7 +87,7 @@ def write(a, key, value):
             "only float and complex arrays keep it" % (type(value.tag.context).__name__, a.dtype)
         )
     bare = value
-    while isinstance(bare, Tagged):
+    while issubclass(type(bare), Tagged):
         bare = bare.value
     a[key] = bare
     stored = np.asarray(a[key]).ravel().tolist()
@@ -118,7 +118,7 @@ def read(a, key):
     if entry is None:
         return out
     t, primal = entry
-    if not _same(out, primal) or not isinstance(live(t), Tagged):
+    if not _same(out, primal) or not issubclass(type(live(t)), Tagged):
         return out
     return _rebuild(t, out)
 

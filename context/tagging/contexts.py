@@ -2,10 +2,12 @@
 
 import copy
 import operator
+from types import FunctionType
 
 import numpy as np
 
 from ..base import Context
+from ..frames import user_frame
 from . import arrays
 from .dispatch import dispatch, host_call, qualified_name
 from .errors import TaggingError
@@ -48,23 +50,78 @@ def native_primitive(impl):
 
 def own_layer(ctx, x):
     """``(value, meta, True)`` if ``x`` carries ``ctx``'s tag, else ``(x, None, False)``."""
-    if isinstance(x, Tagged) and x.tag is ctx._tag:
+    if issubclass(type(x), Tagged) and x.tag is ctx._tag:
         return x.value, x.meta, True
     return x, None, False
 
 
 # ---- what every tagging context does --------------------------------------------------
 
-@TaggingContext.primitive(isinstance)
+class _ByType(type):
+    """Metaclass of argument types that match by ``type(x)`` alone.
+
+    ``isinstance(x, Tagged)`` reads ``x.__class__`` when ``type(x)`` is no subclass of
+    ``Tagged``, through the class's own ``__getattribute__`` if it has one: a call that
+    native code would not make. These types match without reading anything from ``x``.
+    """
+
+    def __instancecheck__(cls, x):
+        return issubclass(type(x), cls.matches)
+
+
+class TaggedArg(metaclass=_ByType):
+    """As a primitive's argument type: a ``Tagged`` value, told by its type alone.
+
+    A primitive limited to it is found only for tagged arguments; any other call is the
+    native's own, called as it is (``@Ctx.primitive(float, argtypes=(TaggedArg,))``).
+    """
+
+    matches = Tagged
+
+
+class NdarrayArg(metaclass=_ByType):
+    """As a primitive's argument type: a NumPy array, told by its type alone."""
+
+    matches = np.ndarray
+
+
+# isinstance and type see the primal of a tagged value; on anything else they are the
+# natives themselves, called from the user's frame with the original arguments.
+@TaggingContext.primitive(isinstance, argtypes=(TaggedArg, object))
 @native_primitive
 def _isinstance(ctx, x, classes):
     return isinstance(primal(x), classes)
 
 
-@TaggingContext.primitive(type, argtypes=(object,))
+@TaggingContext.primitive(type, argtypes=(TaggedArg,))
 @native_primitive
 def _type(ctx, x):
     return type(primal(x))
+
+
+def _from_user_globals(fn, args, kwargs):
+    """``fn(*args, **kwargs)`` called from a frame whose globals are the user's frame's."""
+    try:
+        return fn(*args, **kwargs)
+    except BaseException as exc:
+        exc.__traceback__ = exc.__traceback__.tb_next  # this frame's own entry
+        raise
+
+
+_FROM_USER_GLOBALS = _from_user_globals.__code__
+
+
+@TaggingContext.primitive(type, argtypes=(object, object, object))
+@native_primitive
+def _type_new(ctx, name, bases, namespace, **kwargs):
+    # Natively, the new class's ``__module__`` (unless the namespace has one) is the
+    # ``__name__`` of the calling frame's globals: the user's, not this module's.
+    try:
+        frame = user_frame()
+    except RuntimeError:  # not called from code running under a context
+        return type(name, bases, namespace, **kwargs)
+    call = FunctionType(_FROM_USER_GLOBALS, frame.f_globals)
+    return call(type, (name, bases, namespace), kwargs)
 
 
 def getitem(obj, key):
@@ -72,7 +129,7 @@ def getitem(obj, key):
     kind = type(obj)
     if (kind is list or kind is tuple) and type(key) is int:
         return obj[key]
-    if isinstance(key, Tagged) or isinstance(obj, Tagged):
+    if issubclass(type(key), Tagged) or issubclass(kind, Tagged):
         return dispatch(operator.getitem, (obj, key))
     if kind is np.ndarray:
         return arrays.read(obj, key)
@@ -81,7 +138,7 @@ def getitem(obj, key):
 
 def setitem(obj, key, value):
     """``obj[key] = value`` in rewritten code of a tagging context."""
-    if isinstance(key, Tagged) or isinstance(obj, Tagged):
+    if issubclass(type(key), Tagged) or issubclass(type(obj), Tagged):
         return dispatch(operator.setitem, (obj, key, value))
     if type(obj) is np.ndarray and obj.dtype != object:
         return arrays.write(obj, key, value)
@@ -101,7 +158,7 @@ TaggingContext.implicit_handlers = {"getitem": getitem, "setitem": setitem, "ite
 @TaggingContext.primitive(operator.getitem)
 @native_primitive
 def _getitem(ctx, obj, key):
-    if isinstance(key, Tagged) or isinstance(obj, Tagged):
+    if issubclass(type(key), Tagged) or issubclass(type(obj), Tagged):
         raise type(ctx).no_rule_error(operator.getitem, ctx)
     return getitem(obj, key)
 
@@ -109,12 +166,12 @@ def _getitem(ctx, obj, key):
 @TaggingContext.primitive(operator.setitem)
 @native_primitive
 def _setitem(ctx, obj, key, value):
-    if isinstance(key, Tagged) or isinstance(obj, Tagged):
+    if issubclass(type(key), Tagged) or issubclass(type(obj), Tagged):
         raise type(ctx).no_rule_error(operator.setitem, ctx)
     return setitem(obj, key, value)
 
 
-@TaggingContext.primitive(iter, argtypes=(np.ndarray,))
+@TaggingContext.primitive(iter, argtypes=(NdarrayArg,))
 @native_primitive
 def _iter(ctx, a):
     return iter(iterable(a))
@@ -131,7 +188,7 @@ def _conversion(kind):
 
 
 for _kind in (float, int, complex):
-    TaggingContext.primitive(_kind, argtypes=(Tagged,))(_conversion(_kind))
+    TaggingContext.primitive(_kind, argtypes=(TaggedArg,))(_conversion(_kind))
 
 
 def _comparison(op):
@@ -145,7 +202,9 @@ def _comparison(op):
 
 
 for _op in (operator.lt, operator.le, operator.eq, operator.ne, operator.gt, operator.ge):
-    TaggingContext.primitive(_op)(_comparison(_op))
+    _compare = _comparison(_op)
+    TaggingContext.primitive(_op, argtypes=(object, TaggedArg))(_compare)
+    TaggingContext.primitive(_op, argtypes=(TaggedArg, object))(_compare)
 
 _tagging_classes = {}
 

@@ -37,13 +37,13 @@ def newest_tag(args):
     best = None
     cleaned = None
     for i, a in enumerate(args):
-        if isinstance(a, Tagged):
+        if issubclass(type(a), Tagged):
             t = a.tag
             if t.finished:
                 if cleaned is None:
                     cleaned = list(args)
                 a = cleaned[i] = live(a)
-                if not isinstance(a, Tagged):
+                if not issubclass(type(a), Tagged):
                     continue
                 t = a.tag
             if best is None or t.serial > best.serial:

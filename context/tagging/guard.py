@@ -6,12 +6,23 @@ move, compare or print values (containers and their methods, ``setattr``, ``len`
 ``print``, ``operator``'s functions, which dispatch back to the tagged value's
 operators) receive them as they are. An array holding tagged values reaches such
 natives as the list of its items, and no other native at all.
+
+While no tagged value of a context that has run can exist (``tags.LIVE_USED`` is empty:
+an empty tagging context, or AD with nothing differentiated), every native passes unchecked, so the
+engine calls it as it is, from the user's frame: natives that read their caller's
+frame (``typing.TypeVar``'s module, ``type(name, bases, ns)``'s ``__module__``, the
+file and line of a warning a native emits, ``sys._getframemodulename`` in code they
+call back, as ``typing``'s protocol checks do) see what they see natively, and no
+frame of the guard's shows in tracebacks. Natives that store values and depend on
+their caller's frame pass unchecked even while tagged values exist.
 """
 
+import _abc
 import builtins
 import collections
 import functools
 import operator
+import typing
 import warnings
 
 import numpy as np
@@ -20,6 +31,7 @@ from . import arrays
 from .dispatch import dispatch, newest_tag, qualified_name
 from .errors import TaggingError
 from .operators import MetadataLossError
+from .tags import LIVE_USED
 
 # Natives that never read numbers out of their arguments: called as they are.
 _UNCHECKED = [
@@ -28,6 +40,13 @@ _UNCHECKED = [
     builtins.hasattr, builtins.vars, builtins.slice, builtins.super, builtins.issubclass,
     builtins.object, object.__setattr__, object.__getattribute__, object.__delattr__,
     object.__new__, object.__init__, functools.partial, warnings.warn, warnings.warn_explicit,
+    # they only store their arguments, and read their caller's frame (its module), or run
+    # callbacks that do (``typing``'s protocol checks ask whether abc called them):
+    builtins.isinstance, builtins.type, _abc._abc_instancecheck, _abc._abc_subclasscheck,
+    _abc._abc_register, _abc._abc_init,
+] + [  # natives from 3.12 (Python classes before, which run rewritten and never reach the guard)
+    getattr(typing, name) for name in ("TypeVar", "ParamSpec", "TypeVarTuple", "TypeAliasType")
+    if hasattr(typing, name)
 ]
 # Natives that may receive tagged values (they store, move, iterate or compare them, or
 # call their operators); arrays holding tagged values reach them as lists of the items.
@@ -48,15 +67,19 @@ CONTAINERS = frozenset({list, tuple, dict, set, frozenset, collections.deque, co
 class NativeGuard:
     """Checks what natives called inside a tagging context receive."""
 
-    def passes(self, f):
-        """Whether ``f`` can be called as it is, unchecked."""
-        return id(f) in UNCHECKED
+    # Every method takes the call's arguments as a tuple and a dict, and its own parameters
+    # positional-only: the user's keywords (``f=``, ``run=``, ``bound=``) never meet them.
 
-    def transparent(self, f, owner):
+    def passes(self, f, /):
+        """Whether ``f`` can be called as it is, unchecked: while no tagged value can reach
+        a native, every native (see the module's docstring)."""
+        return not LIVE_USED or id(f) in UNCHECKED
+
+    def transparent(self, f, owner, /):
         """Whether ``f`` (bound to ``owner``, or None) may receive tagged values as they are."""
         return id(f) in TRANSPARENT or type(owner) in CONTAINERS
 
-    def call(self, f, args, kwargs, run=None):
+    def call(self, f, args, kwargs, run=None, /):
         """``f(*args, **kwargs)`` for a native (``run(*args, **kwargs)`` once checked, ``f`` by default).
 
         Live tagged arguments go to their context's primitive for ``f``, unless ``f`` is
@@ -84,14 +107,14 @@ class NativeGuard:
                 "one by one" % (name, name, name)
             ) from exc
 
-    def _array_argument(self, f, a, transparent):
+    def _array_argument(self, f, a, transparent, /):
         if type(a) is not np.ndarray or not arrays.holds_tagged(a):
             return a
         if transparent:
             return arrays.items(a)
         raise self._array_error(f)
 
-    def _array_error(self, f):
+    def _array_error(self, f, /):
         name = qualified_name(f)
         return TypeError(
             "%s received an array holding tagged values: native code would read them as bare "

@@ -65,7 +65,7 @@ class MetadataLossError(TypeError):
 def _conversion(kind):
     def method(a):
         x = live(a)
-        if isinstance(x, Tagged):
+        if issubclass(type(x), Tagged):
             raise MetadataLossError(
                 "%s() of a value tagged by %s, in native code (a native function, or a special "
                 "method or property, which run natively): its metadata would be dropped; give the "

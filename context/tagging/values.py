@@ -39,6 +39,8 @@ class Tagged:
     __array_ufunc__ = None  # NumPy defers binary operators to ours
 
     def __init__(self, value, tag, meta):
+        if not tag.used:
+            tag.mark_used()
         self.value = value
         self.tag = tag
         self.meta = meta
@@ -71,16 +73,26 @@ def tag_of(ctx, who):
     return tag
 
 
+# Whether a value is tagged is read from its type, ``issubclass(type(x), Tagged)``, never
+# with ``isinstance(x, Tagged)``: that reads ``x.__class__`` when ``x`` is not tagged,
+# through a user-defined ``__getattribute__``, which native code would not call.
+
+
+def is_tagged(x):
+    """Whether ``x`` is a ``Tagged`` (read from its type only: no attribute of ``x`` is read)."""
+    return issubclass(type(x), Tagged)
+
+
 def live(x):
     """``x`` with layers whose context has finished removed (they count as their primal)."""
-    while isinstance(x, Tagged) and x.tag.finished:
+    while issubclass(type(x), Tagged) and x.tag.finished:
         x = x.value
     return x
 
 
 def primal(x):
     """``x`` with every tag removed."""
-    while isinstance(x, Tagged):
+    while issubclass(type(x), Tagged):
         x = x.value
     return x
 
@@ -88,13 +100,14 @@ def primal(x):
 def tag(x, ctx, meta=NoMetadata):
     """``x`` tagged for ``ctx`` (made by ``enabletagging``) with metadata ``meta``."""
     t = tag_of(ctx, "tag")
+    t.mark_used()  # before the value exists (a ``tagged_type`` need not call ``Tagged.__init__``)
     return type(ctx).tagged_type(x, t, meta)
 
 
 def untag(x, ctx):
     """``x`` without ``ctx``'s tag; anything not tagged by ``ctx`` is returned unchanged."""
     t = tag_of(ctx, "untag")
-    if isinstance(x, Tagged) and x.tag is t:
+    if issubclass(type(x), Tagged) and x.tag is t:
         return x.value
     return x
 
@@ -102,13 +115,13 @@ def untag(x, ctx):
 def istagged(x, ctx):
     """Whether ``x`` carries ``ctx``'s tag."""
     t = tag_of(ctx, "istagged")
-    return isinstance(x, Tagged) and x.tag is t
+    return issubclass(type(x), Tagged) and x.tag is t
 
 
 def metadata(x, ctx):
     """The metadata ``x`` carries for ``ctx``, or ``NoMetadata``."""
     t = tag_of(ctx, "metadata")
-    if isinstance(x, Tagged) and x.tag is t:
+    if issubclass(type(x), Tagged) and x.tag is t:
         return x.meta
     return NoMetadata
 
