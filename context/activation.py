@@ -24,7 +24,7 @@ from .frames import CALLING_FRAME_ONLY
 from .resolve import NATIVE_CALLABLE_TYPES, class_verdict, instantiate, is_engine_callable, resolve
 from .functions import FunctionCache, new_epoch
 from .rewrite import config_for
-from .depth import FRAMES_PER_CALL, deeper_recursion
+from .depth import FRAMES_PER_CALL, HOOK_FRAMES, deeper_recursion
 from .hooks import HOOK_METHODS, overridden_hooks
 from .state import STATE, state_of, switch_to
 
@@ -65,7 +65,7 @@ def _class_plan(cls):
 
 class Activation:
     __slots__ = (
-        "ctx", "parent", "alive", "config", "fcache", "fvalues", "entry_frame", "frames_per_call", "state", "tag", "guard",
+        "ctx", "parent", "alive", "config", "fcache", "fvalues", "entry_frame", "frames_per_call", "hook_frames", "state", "tag", "guard",
         "call", "call_ex", "callee", "run", "enter", "enter_kw", "enter_ex", "default_run", "recurse",
     )
 
@@ -220,6 +220,7 @@ def _build_entries(act, cls, overridden):
         and "fallback" not in overridden and act.parent is None
     )
     act.frames_per_call = 1 if fast else FRAMES_PER_CALL  # engine frames between user frames, plus one
+    act.hook_frames = HOOK_FRAMES if pre is not None or post is not None else 0
     if fast:
         _build_direct_entries(act, pre, fget, table)
     elif pre is None and post is None and run is not default_run:

@@ -23,9 +23,11 @@ from contextlib import contextmanager
 from ._support import PY311
 
 FRAMES_PER_CALL = 4
+HOOK_FRAMES = 5  # frames a hook may use below the deepest user frame (CountCtx's prehook uses 4)
+HELPER_FRAMES = 4  # engine frames a call may add below it (calling a class: instantiate, call_ex)
 C_STACK_CAP = 16000
 _lock = threading.RLock()
-_users = {}  # a key per entry of a running activation -> its frames per call
+_users = {}  # a key per entry of a running activation -> (frames per call, extra frames)
 _limits = [None, None]  # the user's limit, the limit set for the contexts (None: not raised)
 
 
@@ -54,25 +56,46 @@ def _depth():
     return depth
 
 
-def _apply():
-    """Set the recursion limit that the running contexts need (or the user's, if none runs)."""
+def _apply(new_user=None):
+    """Set the recursion limit that the running contexts need (or the user's, if none runs).
+
+    ``new_user``: the program sets its limit to this; CPython's own check of the limit
+    against the depth then applies to the raised value, and its error propagates. (No
+    call is made here before that check, so the handler of ``sys.setrecursionlimit`` is
+    as deep at the check as anywhere: a program that finds the lowest limit it can set,
+    as CPython's tests do, can set it again.)
+    """
     with _lock:
-        factor = max(_users.values(), default=1)
         current = sys.getrecursionlimit()
         user, raised = _limits
-        if raised is None or current != raised:
+        if new_user is not None:
+            user = new_user
+        elif raised is None or current != raised:
             user = current  # the program set it itself: that is the user's limit now
-        wanted = user * factor if _users else user
-        if _users and _CAP is not None:
-            wanted = max(min(wanted, _CAP), min(user, _depth() + 50))
-        if not _users or wanted == user:
+        if not _users:
             _limits[:] = [user, None]
             if current != user:
-                sys.setrecursionlimit(user)
+                try:
+                    sys.setrecursionlimit(user)
+                except RecursionError:  # deeper than that right now: lowered at the next chance
+                    _limits[:] = [user, current]
+            return
+        wanted = user
+        for factor, extra in _users.values():
+            if user * factor + extra > wanted:
+                wanted = user * factor + extra
+        if _CAP is not None:
+            wanted = max(min(wanted, _CAP), min(user, _depth() + 50))
+        if new_user is not None:
+            sys.setrecursionlimit(wanted)  # may raise: then nothing changes
+            _limits[:] = [user, wanted]
             return
         _limits[:] = [user, wanted]  # recorded first: an interrupt after it is repaired next time
         if current != wanted:
-            sys.setrecursionlimit(wanted)
+            try:
+                sys.setrecursionlimit(wanted)
+            except RecursionError:  # deeper than that right now: lowered at the next chance
+                _limits[:] = [user, current]
 
 
 def user_recursion_limit():
@@ -83,23 +106,52 @@ def user_recursion_limit():
 
 
 def set_user_recursion_limit(limit):
-    """``sys.setrecursionlimit`` called under a context: the user's limit changes, then is raised."""
-    with _lock:
-        sys.setrecursionlimit(limit)  # CPython's own checks and errors
-        _limits[:] = [limit, None]
-        _apply()
+    """``sys.setrecursionlimit(limit)`` called under a context: the program's limit becomes
+    ``limit``, raised as the running contexts need."""
+    if type(limit) is not int or limit < 1:
+        return sys.setrecursionlimit(limit)  # CPython's own error, or its own handling
+    _apply(limit)
+    return None
+
+
+def _frames_above(entry_frame):
+    """The engine's frames between the caller of this function's caller and ``entry_frame``."""
+    frame, n = sys._getframe(3), 0
+    while frame is not None and frame is not entry_frame:
+        n += 1
+        frame = frame.f_back
+    return n if frame is not None else 0
 
 
 @contextmanager
 def deeper_recursion(act=None):
-    """While ``act`` runs, raise the limit by the frames its entries add per call."""
+    """While ``act`` runs, raise the limit by the frames its entries add per call, by the
+    engine's frames above its top function, by ``HELPER_FRAMES`` for the engine's helpers
+    and ``HOOK_FRAMES`` if it has hooks, which run below the deepest user frame: the program recurses as deep as natively, a few
+    frames more at most (code that measures the room left, as CPython's tests do, finds
+    it; code whose work grows exponentially with depth does little more)."""
     factor = getattr(act, "frames_per_call", FRAMES_PER_CALL)
-    if factor == 1 and _CAP is None:
-        yield
-        return
+    extra = _frames_above(getattr(act, "entry_frame", None)) + HELPER_FRAMES + getattr(act, "hook_frames", HOOK_FRAMES)
     key = object()  # one per entry: an activation may be entered again while it runs
     try:
-        _users[key] = factor
+        _users[key] = (factor, extra)
+        _apply()
+        yield
+    finally:
+        _users.pop(key, None)
+        _apply()
+
+
+ENGINE_FRAMES = 2000  # room for the engine's own work (rewriting a function) wherever it happens
+
+
+@contextmanager
+def engine_room():
+    """Room for the engine's own work, such as rewriting a function at the first call,
+    even when the program called it near its recursion limit."""
+    key = object()
+    try:
+        _users[key] = (1, ENGINE_FRAMES)
         _apply()
         yield
     finally:

@@ -14,7 +14,7 @@ import warnings
 
 from ._support import PY311
 from .rewrite import rewrite_code
-from .stackview import _outside_frames, caller_frame, frame_locals, user_frame, visible_f_back  # noqa: F401
+from .stackview import caller_frame, hidden_codes, frame_locals, user_frame, visible_f_back  # noqa: F401
 
 def _locals(act, f, args, kwargs):
     return frame_locals(user_frame())
@@ -39,9 +39,9 @@ def _globals(act, f, args, kwargs):
 def _getframe(act, f, args, kwargs):
     depth = args[0] if args else kwargs.get("depth", 0)
     frame = user_frame()
-    outside = _outside_frames(act) if depth else None
+    hidden = hidden_codes(act) if depth else None
     for _ in range(depth):
-        frame = caller_frame(frame, act, outside)
+        frame = caller_frame(frame, act, hidden)
         if frame is None:
             raise ValueError("call stack is not deep enough")
     return frame
@@ -89,12 +89,12 @@ def _warn(act, f, args, kwargs):
     if skip and stacklevel < 2:
         stacklevel = 2
     frame = user_frame()
-    outside = _outside_frames(act)
+    hidden = hidden_codes(act)
     external = stacklevel > 0 and not _is_internal(frame)
     for _ in range(stacklevel - 1):
-        frame = caller_frame(frame, act, outside)
+        frame = caller_frame(frame, act, hidden)
         while external and frame is not None and (_is_internal(frame) or _skipped(frame, skip)):
-            frame = caller_frame(frame, act, outside)
+            frame = caller_frame(frame, act, hidden)
         if frame is None:  # past the outermost frame: the native reports it as from sys
             return f(message, category, sys.maxsize, source)
     module_globals = frame.f_globals

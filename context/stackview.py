@@ -1,14 +1,16 @@
 """The stack as the user sees it: which frames run rewritten code, and their visible callers.
 
-A leaf module: rewritten code calls ``visible_f_back`` directly, so the rewriter embeds
-it, and nothing here imports the rest of the engine.
+Rewritten code calls ``visible_f_back`` directly, so the rewriter embeds it: this
+module imports only leaf modules of the engine.
 """
 
 import sys
 from types import FrameType
 
 from ._support import PY313
+from .resolve import is_engine_code
 from .state import STATE
+from .tracebacks import context_method_codes
 
 
 def is_rewritten(code):
@@ -29,24 +31,25 @@ def user_frame():
     return frame
 
 
-def _outside_frames(act):
-    """Ids of the frames that called the outermost ``overdub`` (they count as user frames)."""
-    while act.parent is not None:
-        act = act.parent
-    ids = set()
-    frame = act.entry_frame
-    while frame is not None:
-        ids.add(id(frame))
-        frame = frame.f_back
-    return ids
+def hidden_codes(act):
+    """Ids of the code of the running contexts' hook methods: their frames are the
+    contexts', not the user's. (``act`` is the current activation; the chain is read
+    from ``STATE``.)"""
+    return context_method_codes()
 
 
-def caller_frame(frame, act, outside=None):
-    """The user-visible caller of ``frame``: engine and hook frames in between are skipped."""
-    if outside is None:
-        outside = _outside_frames(act)
+def _hidden(code, hidden):
+    return is_engine_code(code) or id(code) in hidden
+
+
+def caller_frame(frame, act, hidden=None):
+    """The user-visible caller of ``frame``: the engine's frames and the contexts' hook
+    methods in between are skipped. Every other frame is the user's, rewritten or not
+    (code that runs natively, a frame that has finished)."""
+    if hidden is None:
+        hidden = hidden_codes(act)
     frame = frame.f_back
-    while frame is not None and not is_rewritten(frame.f_code) and id(frame) not in outside:
+    while frame is not None and _hidden(frame.f_code, hidden):
         frame = frame.f_back
     return frame
 
@@ -59,6 +62,8 @@ def visible_f_back(obj):
     act = STATE.act
     if act is None:
         return back  # code that outlived its context
+    if not is_engine_code(back.f_code) and id(back.f_code) not in hidden_codes(act):
+        return back
     return caller_frame(obj, act)
 
 

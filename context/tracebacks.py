@@ -1,11 +1,13 @@
 """Keeping the engine's own frames out of the tracebacks users see."""
 
+import dis
+
 from . import resolve
 from .hooks import HOOK_METHODS
 from .state import STATE
 
 
-def _context_method_codes():
+def context_method_codes():
     """The code of the hook methods of the contexts now running (a context's own frames)."""
     codes = set()
     act = STATE.act
@@ -20,6 +22,18 @@ def _context_method_codes():
 
 
 _last = [0, 0]  # ids of the exception stripped last and of its first entry then
+_CALLS = frozenset(dis.opmap[name] for name in ("CALL", "CALL_FUNCTION_EX", "CALL_KW", "PRECALL")
+                   if name in dis.opmap)
+
+
+def _called_a_native(entry):
+    """Whether the traceback entry is an engine frame where a call it made raised: the
+    callee, having no frame of its own, was a native."""
+    code = entry.tb_frame.f_code
+    if not resolve.is_engine_code(code):
+        return False
+    lasti = entry.tb_lasti
+    return 0 <= lasti < len(code.co_code) and code.co_code[lasti] in _CALLS
 
 
 def strip_engine_frames(exc):
@@ -45,7 +59,7 @@ def strip_engine_frames(exc):
         if below is not None and resolve.is_engine_code(code):
             changed = True
         elif below is not None and id(code) in (methods if methods is not None else (
-                methods := _context_method_codes())):
+                methods := context_method_codes())):
             changed = True
         else:
             kept.append(node)
@@ -53,9 +67,19 @@ def strip_engine_frames(exc):
             node = below
             break
         node = below
+    tail = node
+    if tail is None and len(kept) > 1 and _called_a_native(kept[-1]):
+        kept.pop()  # natively, the frame that called the native is where it was raised
+        changed = True
+    if tail is None and type(exc) is RecursionError:
+        # the limit was reached in the engine's or a hook's work for a call: natively the
+        # frame that made the call is where it was raised
+        while len(kept) > 1 and (resolve.is_engine_code(kept[-1].tb_frame.f_code) or id(
+                kept[-1].tb_frame.f_code) in (methods if methods is not None else context_method_codes())):
+            kept.pop()
+            changed = True
     if not changed:
         return
-    tail = node
     for entry in kept:
         entry.tb_next = None
     for upper, lower in zip(kept, kept[1:]):

@@ -589,3 +589,92 @@ def test_an_object_held_by_its_own_closure_dies_at_the_first_collection(ctx_clas
     del obj, run
     gc.collect()
     assert ref() is None
+
+
+# --- tracebacks ------------------------------------------------------------------------
+
+def test_a_native_that_raises_is_reported_from_the_frame_that_called_it():
+    import math
+    import traceback
+
+    def f():
+        return math.sqrt(-1)
+
+    def g():
+        try:
+            f()
+        except ValueError as exc:
+            return [(entry.name, entry.line) for entry in traceback.extract_tb(exc.__traceback__)]
+
+    native = g()
+    assert native[-1] == ("f", "return math.sqrt(-1)")
+    for make in CONTEXTS:
+        assert overdub(make(), g) == native, make.__name__
+
+
+def test_frames_of_code_without_calls_are_user_frames():
+    def walk():
+        f = sys._getframe()
+        while f is not None:
+            yield f
+            f = f.f_back
+
+    def extract(gen):
+        def relay():  # no call site in its code
+            for f in gen:
+                yield f
+
+        return [f.f_code.co_name for f in itertools.islice(relay(), 4)]
+
+    def top():
+        return extract(walk())
+
+    native = top()
+    assert native[:2] == ["walk", "relay"]
+    for make in CONTEXTS:
+        assert overdub(make(), top)[:3] == native[:3], make.__name__
+
+
+class _CallableSlots:
+    __slots__ = ()  # no weak references to its instances
+
+    def __call__(self):
+        return 1
+
+
+class _Callable:
+    def __call__(self):
+        return 2
+
+
+@pytest.mark.parametrize("make", [context.CountCtx, context.PrintCtx])
+def test_counting_contexts_keep_no_callee_alive(make, capsys):
+    def run():
+        class Local:
+            pass
+
+        Local()
+        c = _Callable()
+        c()
+        _CallableSlots()()
+        return weakref.ref(Local), weakref.ref(c)
+
+    ctx = make()
+    refs = overdub(ctx, run)
+    gc.collect()
+    assert [r() for r in refs] == [None, None]
+
+
+def test_the_engine_calls_no_function_the_program_patched():
+    from unittest import mock
+
+    def f():
+        def fresh(x):  # rewritten (and stored on disk) at its first call, inside the patch
+            return x + 1
+
+        with mock.patch("builtins.open") as opened, mock.patch("os.replace") as replaced:
+            fresh(1)
+            return opened.call_args_list, replaced.call_args_list
+
+    for make in CONTEXTS:
+        assert overdub(make(), f) == ([], [])

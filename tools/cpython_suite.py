@@ -90,7 +90,12 @@ def _context_factory(spec):
     if spec == "count":
         return lambda f: context.CountCtx()
     if spec == "trace":
-        return lambda f: context.TraceCtx()
+        # streamed to a file, as a traced program is: an in-memory tree keeps every argument
+        # and result alive by design, which tests that check for leaks would see
+        import tempfile
+
+        path = os.path.join(tempfile.mkdtemp(prefix="pycassette-trace-"), "trace.json")
+        return lambda f: context.TraceCtx(path)
     if spec == "tagging":
         from context.tagging import enabletagging
 

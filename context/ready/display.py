@@ -1,6 +1,7 @@
 """How the ready-made contexts name a callee and show the values of a call."""
 
 import reprlib
+import weakref
 from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
 
 _REPR = reprlib.Repr()
@@ -31,7 +32,10 @@ def callee_key(f):
         hash(f)
     except TypeError:
         return type(f)
-    return f
+    try:
+        return weakref.ref(f)  # a class, a callable object: counted while alive, never kept alive
+    except TypeError:
+        return type(f)  # one key for all callable objects of a type that has no weak references
 
 
 def callee_name(f, qualified=True):

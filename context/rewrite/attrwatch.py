@@ -10,12 +10,19 @@ from bytecode import Instr
 
 from . import emit
 
+_STORES = ("STORE_ATTR", "DELETE_ATTR")
+
 
 def rewrite_attribute_stores(items, watched, changed):
     """After each ``STORE_ATTR``/``DELETE_ATTR`` of a name in ``watched``, call ``changed(obj)``."""
+    def is_watched(item):
+        return isinstance(item, Instr) and item.name in _STORES and item.arg in watched
+
+    if not any(map(is_watched, items)):
+        return items
     out = []
     for item in items:
-        if not (isinstance(item, Instr) and item.name in ("STORE_ATTR", "DELETE_ATTR") and item.arg in watched):
+        if not is_watched(item):
             out.append(item)
             continue
         loc = item.location

@@ -4,6 +4,7 @@ import dis
 
 from bytecode import Bytecode, Instr
 
+from ..depth import engine_room
 from ..errors import RewriteError
 from ..stackview import is_rewritten, visible_f_back  # noqa: F401 (is_rewritten is exported)
 from ..watch import WATCHED, function_changed
@@ -17,12 +18,12 @@ from .framewalks import rewrite_frame_walks
 from .operators import rewrite_direct, rewrite_implicit
 
 _caches = {}  # RewriteConfig -> IdentityCache(code -> rewritten code)
-_KNOWN = frozenset(dis.opmap)
+_KNOWN = frozenset(name for name in dis.opmap if not name.startswith("INSTRUMENTED_"))
 
 
 def _check(items, code):
     for item in items:
-        if isinstance(item, Instr) and (item.name not in _KNOWN or item.name.startswith("INSTRUMENTED_")):
+        if isinstance(item, Instr) and item.name not in _KNOWN:
             raise RewriteError(
                 "cannot rewrite %s (%s, line %s): instruction %s is not understood; "
                 "make the context's canrecurse return False for it to run it natively"
@@ -48,15 +49,25 @@ def _rewrite(code, config):
     items = rewrite_frame_walks(items, visible_f_back)
     items = rewrite_attribute_stores(items, WATCHED, function_changed)
     bc.clear()
-    bc.extend(items)
+    list.extend(bc, items)  # every item is one that bytecode checked, or an Instr of the passes
     try:
         # exception-table depths are carried over and verified, never recomputed by bytecode
-        return assemble(bc, original_items, code, compare=not config.passes)
+        return _marked(assemble(bc, original_items, code, compare=not config.passes))
+    except (RecursionError, MemoryError):
+        raise  # not about the code: as natively, the program's own condition
     except Exception as exc:  # the bytecode library rejected what we built, or the check failed
         raise RewriteError(
             "cannot rewrite %s (%s, line %s): %s: %s"
             % (code.co_qualname, code.co_filename, code.co_firstlineno, type(exc).__name__, exc)
         ) from exc
+
+
+def _marked(code):
+    """``code`` with the engine's state object among its constants, so that ``is_rewritten``
+    knows it (code with no call site would not load it); an unused constant changes nothing."""
+    if any(c is STATE for c in code.co_consts):
+        return code
+    return code.replace(co_consts=code.co_consts + (STATE,))
 
 
 def rewrite_code(code, config):
@@ -66,10 +77,11 @@ def rewrite_code(code, config):
         cache = _caches[config] = IdentityCache()
     new = cache.values.get(id(code))
     if new is None:
-        new = diskcache.load(code, config)  # another process may have rewritten it already
-        if new is None:
-            new = _rewrite(code, config)
-            diskcache.store(code, config, new)
+        with engine_room():  # whatever depth the first call came at
+            new = diskcache.load(code, config)  # another process may have rewritten it already
+            if new is None:
+                new = _rewrite(code, config)
+                diskcache.store(code, config, new)
         cache.set(code, new)
     return new
 

@@ -3,7 +3,7 @@ of rewritten assertions).
 
 An entry is keyed by a hash of
 
-* the original code object's content (``marshal.dumps(code)``: bytecode, constants and
+* the original code object's content (``_os.marshal_dumps(code)``: bytecode, constants and
   nested code objects, names, file name, first line, line and exception tables);
 * the interpreter (``sys.version``, ``sys.implementation.cache_tag``), the ``bytecode``
   package's version and a hash of the engine's rewriting source (``context/rewrite/*.py``
@@ -34,11 +34,23 @@ Location: ``$PYCASSETTE_CACHE_DIR``, else ``$XDG_CACHE_HOME/pycassette``, else
 
 import hashlib
 import importlib
+import io
 import marshal
 import os
 import sys
 import tempfile
 import types
+
+# The functions this module uses, bound once: a program that patches ``builtins.open``,
+# ``os.replace`` or ``tempfile.mkstemp`` (tests do, with ``unittest.mock``) must see
+# neither the engine's file work nor its own mocks called by it.
+_os = types.SimpleNamespace(
+    open=io.open, replace=os.replace, stat=os.stat, remove=os.remove, utime=os.utime,
+    makedirs=os.makedirs, fdopen=os.fdopen, walk=os.walk, join=os.path.join,
+    dirname=os.path.dirname, relpath=os.path.relpath, expanduser=os.path.expanduser,
+    abspath=os.path.abspath, fspath=os.fspath, mkstemp=tempfile.mkstemp, sha256=hashlib.sha256,
+    marshal_dumps=marshal.dumps, marshal_loads=marshal.loads,
+)
 
 MAGIC = b"pycassette-rewrite-1\n"
 _MARK = "\x00pycassette:const"  # first item of a placeholder tuple
@@ -60,7 +72,7 @@ def disable():
 
 def enable(directory=None):
     """Turn the disk cache on, in ``directory`` if given (else the configured place)."""
-    _state.update(enabled=True, dir=None, tag=None, root=None if directory is None else os.fspath(directory))
+    _state.update(enabled=True, dir=None, tag=None, root=None if directory is None else _os.fspath(directory))
 
 
 def reset():
@@ -75,8 +87,8 @@ def base_dir():
     explicit = os.environ.get("PYCASSETTE_CACHE_DIR")
     if explicit:
         return explicit
-    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(xdg, "pycassette")
+    xdg = os.environ.get("XDG_CACHE_HOME") or _os.join(_os.expanduser("~"), ".cache")
+    return _os.join(xdg, "pycassette")
 
 
 def cache_dir():
@@ -87,16 +99,16 @@ def cache_dir():
     if not _state["enabled"]:
         return None
     if _state["dir"] is None:
-        _state["dir"] = os.path.join(base_dir(), _engine_tag())
+        _state["dir"] = _os.join(base_dir(), _engine_tag())
     return _state["dir"]
 
 
 def _engine_files():
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # context/
+    package = _os.dirname(_os.dirname(_os.abspath(__file__)))  # context/
     found = []
-    for dirpath, dirnames, names in os.walk(package):
+    for dirpath, dirnames, names in _os.walk(package):
         dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        found += [os.path.join(dirpath, n) for n in sorted(names) if n.endswith(".py")]
+        found += [_os.join(dirpath, n) for n in sorted(names) if n.endswith(".py")]
     return package, found
 
 
@@ -113,21 +125,21 @@ def _engine_tag():
 
         head = "\0".join((sys.version, sys.implementation.cache_tag or "", getattr(bytecode, "__version__", "")))
         package, files = _engine_files()
-        sig = hashlib.sha256(head.encode())
+        sig = _os.sha256(head.encode())
         for path in files:
-            st = os.stat(path)
-            sig.update(("%s\0%d\0%d\0" % (os.path.relpath(path, package), st.st_size, st.st_mtime_ns)).encode())
-        memo = os.path.join(base_dir(), ".engine-" + sig.hexdigest()[:32])
+            st = _os.stat(path)
+            sig.update(("%s\0%d\0%d\0" % (_os.relpath(path, package), st.st_size, st.st_mtime_ns)).encode())
+        memo = _os.join(base_dir(), ".engine-" + sig.hexdigest()[:32])
         try:
-            with open(memo) as f:
+            with _os.open(memo) as f:
                 tag = f.read().strip()
         except OSError:
             tag = ""
         if not tag.startswith((sys.implementation.cache_tag or "") + "-") or len(tag) > 80:
-            h = hashlib.sha256(head.encode())
+            h = _os.sha256(head.encode())
             for path in files:
-                h.update(os.path.relpath(path, package).encode() + b"\0")
-                with open(path, "rb") as f:
+                h.update(_os.relpath(path, package).encode() + b"\0")
+                with _os.open(path, "rb") as f:
                     h.update(f.read())
             tag = "%s-%s" % (sys.implementation.cache_tag, h.hexdigest()[:16])
             _write_atomically(memo, tag.encode())
@@ -138,12 +150,12 @@ def _engine_tag():
 def _write_atomically(path, data):
     """Write ``data`` to ``path`` through a temporary file and ``os.replace``; False on failure."""
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
+        _os.makedirs(_os.dirname(path), exist_ok=True)
+        fd, tmp = _os.mkstemp(dir=_os.dirname(path), prefix=".tmp-")
         try:
-            with os.fdopen(fd, "wb") as f:
+            with _os.fdopen(fd, "wb") as f:
                 f.write(data)
-            os.replace(tmp, path)
+            _os.replace(tmp, path)
         except BaseException:
             _remove(tmp)
             raise
@@ -234,7 +246,7 @@ def key(code, config):
     if ck is not None:
         try:
             # version 0: no back-references or interning flags, which vary between processes
-            k = hashlib.sha256(ck.encode() + b"\0" + marshal.dumps(code, 0)).hexdigest()
+            k = _os.sha256(ck.encode() + b"\0" + _os.marshal_dumps(code, 0)).hexdigest()
         except ValueError:  # a constant marshal cannot write
             pass
     _state["last"] = (code, config, k)
@@ -298,7 +310,7 @@ def _decode(code, originals):
 
 
 def _path(directory, k):
-    return os.path.join(directory, k[:2], k + ".bin")
+    return _os.join(directory, k[:2], k + ".bin")
 
 
 def load(code, config):
@@ -311,15 +323,15 @@ def load(code, config):
         return None
     path = _path(directory, k)
     try:
-        with open(path, "rb") as f:
+        with _os.open(path, "rb") as f:
             data = f.read()
     except OSError:
         return None
     try:
         n = len(MAGIC)
-        if data[:n] != MAGIC or hashlib.sha256(data[n + 32:]).digest() != data[n:n + 32]:
+        if data[:n] != MAGIC or _os.sha256(data[n + 32:]).digest() != data[n:n + 32]:
             raise ValueError("bad checksum")
-        stored_key, stored = marshal.loads(data[n + 32:])
+        stored_key, stored = _os.marshal_loads(data[n + 32:])
         if stored_key != k or not isinstance(stored, types.CodeType):
             raise ValueError("another entry")
         originals = {c: c for c in code.co_consts if isinstance(c, types.CodeType)}
@@ -328,7 +340,7 @@ def load(code, config):
         _remove(path)
         return None
     try:
-        os.utime(path)  # recently used: pruned last
+        _os.utime(path)  # recently used: pruned last
     except OSError:
         pass
     return new
@@ -346,10 +358,10 @@ def store(code, config, new):
     if encoded is None:
         return False
     try:
-        payload = marshal.dumps((k, encoded))
+        payload = _os.marshal_dumps((k, encoded))
     except ValueError:
         return False
-    data = MAGIC + hashlib.sha256(payload).digest() + payload
+    data = MAGIC + _os.sha256(payload).digest() + payload
     if not _write_atomically(_path(directory, k), data):  # read-only, full, or no such place:
         _state["enabled"] = False  # the memory cache alone, from now on
         return False
@@ -360,7 +372,7 @@ def store(code, config, new):
 
 def _remove(path):
     try:
-        os.remove(path)
+        _os.remove(path)
     except OSError:
         pass
 
@@ -378,13 +390,13 @@ def prune(limit=None):
     limit = _limit() if limit is None else limit
     root = base_dir()
     files, total = [], 0
-    for dirpath, _, names in os.walk(root):
+    for dirpath, _, names in _os.walk(root):
         for name in names:
             if not name.endswith(".bin"):  # only entries (and stray temporary files)
                 continue
-            path = os.path.join(dirpath, name)
+            path = _os.join(dirpath, name)
             try:
-                st = os.stat(path)
+                st = _os.stat(path)
             except OSError:
                 continue
             files.append((st.st_mtime, st.st_size, path))

@@ -6,7 +6,7 @@ Stack layouts before a call: 3.11/3.12 ``[NULL, callable, args...]``,
 
 from bytecode import Instr
 
-from .._support import PY311, PY313
+from .features import HAS_PRECALL, METHOD_BIT_ON_LOAD_ATTR, NULL_AFTER_CALLABLE
 from ..state import STATE
 
 
@@ -21,7 +21,7 @@ def I(name, arg=_NOARG, loc=None):
 
 def load_attr(name, loc):
     """Plain attribute load (no method bit)."""
-    return I("LOAD_ATTR", name if PY311 else (False, name), loc)
+    return I("LOAD_ATTR", (False, name) if METHOD_BIT_ON_LOAD_ATTR else name, loc)
 
 
 def load_entry(name, loc):
@@ -31,7 +31,7 @@ def load_entry(name, loc):
 
 def call(n, loc):
     """CALL with ``n`` arguments (3.11 wants a PRECALL first)."""
-    if PY311:
+    if HAS_PRECALL:
         return [I("PRECALL", n, loc), I("CALL", n, loc)]
     return [I("CALL", n, loc)]
 
@@ -39,7 +39,7 @@ def call(n, loc):
 def callee_through_context(producer):
     """After ``producer`` pushed a callee: replace it with ``STATE.callee(it)``, what to call instead."""
     loc = producer.location
-    swap_null = PY313 and producer.name == "LOAD_GLOBAL" and producer.arg[0]  # pushed [callee, NULL]
+    swap_null = NULL_AFTER_CALLABLE and producer.name == "LOAD_GLOBAL" and producer.arg[0]  # pushed [callee, NULL]
     out = [I("SWAP", 2, loc)] if swap_null else []
     # [c, e] -> [e, c]: called in the method form, that is e(c)
     out += load_entry("callee", loc) + [I("SWAP", 2, loc)] + call(0, loc)
@@ -57,7 +57,7 @@ def run_beneath_callee(producer):
     ``[c]`` -> ``[run, c]`` (a NULL pushed next is then swapped beneath ``c``).
     """
     loc = producer.location
-    if PY313 and producer.name == "LOAD_GLOBAL" and producer.arg[0]:
+    if NULL_AFTER_CALLABLE and producer.name == "LOAD_GLOBAL" and producer.arg[0]:
         return load_entry("run", loc) + [I("SWAP", 3, loc)]
     return load_entry("run", loc) + [I("SWAP", 2, loc)]
 
@@ -68,7 +68,7 @@ def enter_call(loc):
     The entry is called in the method form (both slots hold objects), so the argument
     tuple stays on the stack and the entry returns only what to call.
     """
-    if PY313:
+    if NULL_AFTER_CALLABLE:
         # [c, N, T] -> [c, N, T, T, c, e] -> [c, N, T, e, c, T] -> CALL 1 -> [c, N, T, g]
         out = [I("COPY", 1, loc), I("COPY", 4, loc)] + load_entry("enter", loc) + [I("SWAP", 3, loc)]
         out += call(1, loc)
@@ -86,7 +86,7 @@ def _then_call(loc):
     The callee runs with the user's frame as its caller: no engine frame in between.
     """
     out = [I("UNPACK_SEQUENCE", 3, loc)]  # [args, g, kwargs]
-    if PY313:
+    if NULL_AFTER_CALLABLE:
         out += [I("SWAP", 2, loc), I("SWAP", 3, loc), I("PUSH_NULL", loc=loc), I("SWAP", 3, loc)]
     else:
         out += [I("PUSH_NULL", loc=loc), I("SWAP", 4, loc), I("SWAP", 2, loc)]
@@ -100,7 +100,7 @@ def dispatch_tuple_call(entry, loc, extra=()):
     The entry returns what to call; the call itself then happens in this frame.
     """
     out = load_entry(entry, loc)
-    if PY313:
+    if NULL_AFTER_CALLABLE:
         # [c, NULL, T, e] -> [e, NULL, T, c] -> [e, NULL, c, T]
         out += [I("SWAP", 4, loc), I("SWAP", 2, loc)]
     else:
@@ -114,7 +114,7 @@ def dispatch_tuple_call(entry, loc, extra=()):
 def dispatch_ex_call(loc):
     """``[<callee slots>, T, kwargs]`` -> a call through ``STATE.enter_ex(callee, T, kwargs)``."""
     out = load_entry("enter_ex", loc)
-    if PY313:
+    if NULL_AFTER_CALLABLE:
         # [c, N, T, K, e] -> [e, N, T, K, c] -> [e, N, c, K, T] -> [e, N, c, T, K]
         out += [I("SWAP", 5, loc), I("SWAP", 3, loc), I("SWAP", 2, loc)]
     else:
@@ -130,7 +130,7 @@ def self_slot_call(n, loc):
     ``__exit__(None, None, None)`` at the end of ``with`` blocks.
     """
     out = [I("BUILD_TUPLE", n + 1, loc), I("PUSH_NULL", loc=loc)]
-    out += [I("SWAP", 2, loc)] if PY313 else [I("SWAP", 3, loc), I("SWAP", 2, loc)]
+    out += [I("SWAP", 2, loc)] if NULL_AFTER_CALLABLE else [I("SWAP", 3, loc), I("SWAP", 2, loc)]
     return out + enter_call(loc)
 
 
@@ -156,7 +156,7 @@ def push_null_beneath(k, load, loc):
     On 3.11/3.12 the NULL goes beneath the operands first, so that it already lies beneath
     the loaded callee, as the compiler's own calls have it.
     """
-    if PY313:
+    if NULL_AFTER_CALLABLE:
         return load + [I("PUSH_NULL", loc=loc)]
     out = [I("PUSH_NULL", loc=loc)]
     for depth in range(k + 1, 1, -1):  # [x1..xk, N] -> [N, x1..xk]
@@ -166,7 +166,7 @@ def push_null_beneath(k, load, loc):
 
 def push_null_under_top(loc):
     """``[x]`` -> the callee slots for calling ``x``."""
-    if PY313:
+    if NULL_AFTER_CALLABLE:
         return [I("PUSH_NULL", loc=loc)]
     return [I("PUSH_NULL", loc=loc), I("SWAP", 2, loc)]
 
@@ -179,7 +179,7 @@ def call_const_with_top(fn, k, loc):
     """
     out = [I("BUILD_TUPLE", k, loc), I("LOAD_CONST", fn, loc), I("SWAP", 2, loc)]
     # [T, fn] -> [fn, T]; now put NULL in its slot
-    if PY313:
+    if NULL_AFTER_CALLABLE:
         out += [I("PUSH_NULL", loc=loc), I("SWAP", 2, loc)]  # [fn, NULL, T]
     else:
         out += [I("PUSH_NULL", loc=loc), I("SWAP", 3, loc), I("SWAP", 2, loc)]  # [NULL, fn, T]

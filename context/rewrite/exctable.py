@@ -25,11 +25,12 @@ Anything that fails raises ``ExceptionTableError``; the rewriter turns it into a
 """
 
 import dis
-import sys
 
 from bytecode import Instr, Label, TryBegin, TryEnd
 
-_PY313 = sys.version_info[:2] >= (3, 13)
+from .features import RETURN_GENERATOR_COUNTED
+from .opinfo import info
+
 _HAVE_ARGUMENT = dis.HAVE_ARGUMENT
 _EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
 _JUMPS = frozenset(getattr(dis, "hasjump", ()) or dis.hasjrel) | frozenset(dis.hasjabs)
@@ -114,10 +115,21 @@ def decode(code):
     return out
 
 
+_effects = {}  # (opcode, arg, jump) -> dis.stack_effect
+
+
 def _effect(op, arg, jump):
+    key = (op, arg, jump)
+    try:
+        return _effects[key]
+    except KeyError:
+        pass
     if op >= _HAVE_ARGUMENT:
-        return dis.stack_effect(op, arg, jump=jump)
-    return dis.stack_effect(op, jump=jump)
+        effect = dis.stack_effect(op, arg, jump=jump)
+    else:
+        effect = dis.stack_effect(op, jump=jump)
+    _effects[key] = effect
+    return effect
 
 
 def _covering(instrs, entries):
@@ -154,13 +166,14 @@ def simulate(code, entries=None):
     covering = _covering(instrs, entries)
     depth = [None] * len(instrs)
     seeded = set()
-    initial = 1 if (not _PY313 and code.co_flags & _GENERATOR_FLAGS) else 0
+    initial = 1 if (not RETURN_GENERATOR_COUNTED and code.co_flags & _GENERATOR_FLAGS) else 0
     work = [(0, initial)] if instrs else []
     deepest = initial
+    effects = _effects
 
-    def reach(k, d, why):
+    def reach(k, d, why, where):
         if k is None:
-            raise ExceptionTableError("%s leads into the middle of an instruction" % why)
+            raise ExceptionTableError("%s leads into the middle of an instruction" % (why % where))
         if d < 0:
             raise ExceptionTableError("stack underflow before offset %d" % instrs[k][0])
         work.append((k, d))
@@ -182,16 +195,18 @@ def simulate(code, entries=None):
             if e is not None and e not in seeded:
                 seeded.add(e)
                 _, _, target, edepth, lasti = entries[e]
-                reach(index.get(target), edepth + 1 + lasti, "the handler of entry %d" % e)
+                reach(index.get(target), edepth + 1 + lasti, "the handler of entry %d", e)
                 deepest = max(deepest, edepth + 1 + lasti)
             offset, op, arg, nxt, target, _ = instrs[k]
             if target is not None:
-                reach(index.get(target), d + _effect(op, arg, True), "the jump at %d" % offset)
+                reach(index.get(target), d + _effect(op, arg, True), "the jump at %d", offset)
                 if op in _UNCONDITIONAL:
                     break
             if op in _TERMINAL:
                 break
-            d += _effect(op, arg, False if target is not None else None)
+            jump = False if target is not None else None
+            effect = effects.get((op, arg, jump))
+            d += effect if effect is not None else _effect(op, arg, jump)
             if d < 0:
                 raise ExceptionTableError("stack underflow after offset %d" % offset)
             k += 1
@@ -199,18 +214,6 @@ def simulate(code, entries=None):
 
 
 # ----------------------------------------------------------------------------- carrying
-
-
-def _regions(items):
-    """The ``TryBegin`` whose region holds each index (None outside any)."""
-    region, current = [], None
-    for item in items:
-        if isinstance(item, TryBegin):
-            current = item
-        elif isinstance(item, TryEnd) and current is not None and item.entry is current:
-            current = None
-        region.append(current)
-    return region
 
 
 def _walk(items, flags, handler_depth):
@@ -222,17 +225,24 @@ def _walk(items, flags, handler_depth):
     returns None, and the walk goes on from there. Returns the deepest stack as well.
     """
     n = len(items)
-    labels = {id(item): i for i, item in enumerate(items) if isinstance(item, Label)}
-    region = _regions(items)
+    labels = {}  # id(label) -> its index
     handlers = {}  # id(handler label) -> its TryBegins
-    for item in items:
-        if isinstance(item, TryBegin):
-            handlers.setdefault(id(item.target), []).append(item)
+    region, current = [], None  # the TryBegin whose region holds each index, or None
+    for i, item in enumerate(items):
+        if not isinstance(item, Instr):
+            if isinstance(item, Label):
+                labels[id(item)] = i
+            elif isinstance(item, TryBegin):
+                current = item
+                handlers.setdefault(id(item.target), []).append(item)
+            elif isinstance(item, TryEnd) and current is not None and item.entry is current:
+                current = None
+        region.append(current)
     depth = [None] * n
     at_try = {}  # id(TryBegin) -> depth where it starts
     entered = {}  # id(handler label) -> depth of its handler
     needed = {}  # handlers whose region is reached, in the order met
-    initial = 1 if (not _PY313 and flags & _GENERATOR_FLAGS) else 0
+    initial = 1 if (not RETURN_GENERATOR_COUNTED and flags & _GENERATOR_FLAGS) else 0
     work = [(0, initial)] if n else []
     deepest = initial
     while True:
@@ -258,18 +268,19 @@ def _walk(items, flags, handler_depth):
                 tb = region[i]
                 if tb is not None and id(tb.target) not in entered:
                     needed.setdefault(id(tb.target), tb)
-                if item.has_jump():
+                effects, jumps, unconditional, final = info(item)
+                if jumps:
                     target = labels.get(id(item.arg))
                     if target is None:
                         raise ExceptionTableError("a jump target label is missing from the code")
-                    work.append((target, d + item.stack_effect(jump=True)))
-                    if item.is_uncond_jump():
+                    work.append((target, d + (effects[True][0] if effects else item.stack_effect(True))))
+                    if unconditional:
                         break
-                    d += item.stack_effect(jump=False)
+                    d += effects[False][0] if effects else item.stack_effect(False)
                 else:
-                    if item.is_final():
+                    if final:
                         break
-                    d += item.stack_effect()
+                    d += effects[None][0] if effects else item.stack_effect()
                 i += 1
         for key, tb in list(needed.items()):
             hd = handler_depth(handlers[key], at_try)
@@ -308,7 +319,8 @@ def carry_depths(original_items, items, flags):
     def given(tbs, at_try):
         return tbs[0].stack_depth
 
-    _, o_at, _, _ = _walk(original_items, flags, given)
+    # where the original's tries start (no try: nothing to carry, and no walk needed)
+    o_at = _walk(original_items, flags, given)[1] if original else {}
 
     def carry(tbs, at_try):
         added = [at_try[id(tb)] - o_at[id(tb)] for tb in tbs if id(tb) in at_try and id(tb) in o_at]
@@ -388,8 +400,11 @@ def verify(original, rewritten):
     """
     r_handlers, _ = check_code(rewritten)
     o_entries = parse_table(original)
-    instrs, depth, covering, _ = simulate(original, o_entries)
-    o_handlers = _handlers(o_entries, instrs, depth, covering)
+    if o_entries:
+        instrs, depth, covering, _ = simulate(original, o_entries)
+        o_handlers = _handlers(o_entries, instrs, depth, covering)
+    else:  # no handler to compare with
+        o_handlers = []
     if len(o_handlers) != len(r_handlers):
         raise ExceptionTableError(
             "%d handlers in the original, %d in the rewritten code" % (len(o_handlers), len(r_handlers))

@@ -8,23 +8,24 @@ caller the user sees (see ``context.frames.visible_f_back``).
 
 from bytecode import Instr
 
-from .._support import PY311
+from .features import METHOD_BIT_ON_LOAD_ATTR
 from . import emit
 
 
-def _loads_f_back(instr):
-    if instr.name != "LOAD_ATTR":
-        return False
-    if PY311:
-        return instr.arg == "f_back"
-    return instr.arg == (False, "f_back")
+_F_BACK = (False, "f_back") if METHOD_BIT_ON_LOAD_ATTR else "f_back"  # LOAD_ATTR's argument
+
+
+def _loads_f_back(item):
+    return isinstance(item, Instr) and item.name == "LOAD_ATTR" and item.arg == _F_BACK
 
 
 def rewrite_frame_walks(items, f_back):
     """Replace each plain load of the attribute ``f_back`` with a direct call ``f_back(obj)``."""
+    if not any(map(_loads_f_back, items)):
+        return items
     out = []
     for item in items:
-        if isinstance(item, Instr) and _loads_f_back(item):
+        if _loads_f_back(item):
             out += emit.direct_call(f_back, 1, item.location)
         else:
             out.append(item)

@@ -9,8 +9,8 @@ import operator
 
 from bytecode import Instr
 
-from .._support import PY311, PY313
 from . import emit
+from .features import METHOD_BIT_ON_LOAD_ATTR, TO_BOOL_INSTRUCTION, Entry, table
 
 I = emit.I
 
@@ -39,92 +39,159 @@ def _call(fn, k, loc, pop=False):
     return out
 
 
-def _operator(instr):
-    name, arg, loc = instr.name, instr.arg, instr.location
-    if name == "BINARY_OP":
-        return _call(BINARY_OPS[int(arg)], 2, loc)
-    if name == "COMPARE_OP":
-        code = int(arg)
-        out = _call(COMPARE_OPS[code & 15], 2, loc)
-        if code & 16:  # 3.13: result is used as a branch condition and must be a bool
+# ----------------------------------------------------------------------------- operators
+
+
+def _binary_op(instr):
+    return _call(BINARY_OPS[int(instr.arg)], 2, instr.location)
+
+
+def _compare_op(instr):
+    loc, code = instr.location, int(instr.arg)
+    out = _call(COMPARE_OPS[code & 15], 2, loc)
+    if code & 16:  # 3.13: result is used as a branch condition and must be a bool
+        out.append(I("TO_BOOL", loc=loc))
+    return out
+
+
+def _unary(instr):
+    return _call(UNARY_OPS[instr.name], 1, instr.location)
+
+
+def _intrinsic_1(instr):
+    if int(instr.arg) == _INTRINSIC_UNARY_POSITIVE:
+        return _call(operator.pos, 1, instr.location)
+    return None
+
+
+def _contains_op(instr):
+    loc = instr.location
+    out = [I("SWAP", 2, loc)] + _call(operator.contains, 2, loc)
+    if instr.arg:  # not in
+        if TO_BOOL_INSTRUCTION:
             out.append(I("TO_BOOL", loc=loc))
-        return out
-    if name in UNARY_OPS:
-        return _call(UNARY_OPS[name], 1, loc)
-    if name == "CALL_INTRINSIC_1" and int(arg) == _INTRINSIC_UNARY_POSITIVE:
-        return _call(operator.pos, 1, loc)
-    if name == "CONTAINS_OP":
-        out = [I("SWAP", 2, loc)] + _call(operator.contains, 2, loc)
-        if arg:
-            if PY313:
-                out.append(I("TO_BOOL", loc=loc))
-            out.append(I("UNARY_NOT", loc=loc))
-        return out
-    return None
+        out.append(I("UNARY_NOT", loc=loc))
+    return out
 
 
-def _subscript(instr):
-    name, loc = instr.name, instr.location
-    if name == "BINARY_SUBSCR":
-        return _call(operator.getitem, 2, loc)
-    if name == "STORE_SUBSCR":  # [v, o, k] -> setitem(o, k, v)
-        return [I("SWAP", 2, loc), I("SWAP", 3, loc)] + _call(operator.setitem, 3, loc, pop=True)
-    if name == "DELETE_SUBSCR":
-        return _call(operator.delitem, 2, loc, pop=True)
-    if name == "BINARY_SLICE":
-        return [I("BUILD_SLICE", 2, loc)] + _call(operator.getitem, 2, loc)
-    if name == "STORE_SLICE":
-        return [I("BUILD_SLICE", 2, loc), I("SWAP", 2, loc), I("SWAP", 3, loc)] + _call(
-            operator.setitem, 3, loc, pop=True
-        )
-    return None
+OPERATOR_ENTRIES = (
+    Entry("BINARY_OP", None, _binary_op),
+    Entry("COMPARE_OP", None, _compare_op),
+    Entry("CONTAINS_OP", None, _contains_op),
+    Entry("CALL_INTRINSIC_1", "CALL_INTRINSIC", _intrinsic_1),
+    Entry("UNARY_POSITIVE", "UNARY_POSITIVE_INSTRUCTION", _unary),
+    Entry("UNARY_NEGATIVE", None, _unary),
+    Entry("UNARY_INVERT", None, _unary),
+    Entry("UNARY_NOT", None, _unary),
+)
 
 
-def _attribute_name(instr):
-    return instr.arg if PY311 or instr.name != "LOAD_ATTR" else instr.arg[1]
+# ----------------------------------------------------------------------------- subscripts
 
 
-def _attribute(instr):
-    name, loc = instr.name, instr.location
-    if name == "LOAD_ATTR" or (PY311 and name == "LOAD_METHOD"):
-        attr = _attribute_name(instr)
-        out = [I("LOAD_CONST", attr, loc)] + _call(getattr, 2, loc)
-        is_method = (PY311 and name == "LOAD_METHOD") or (not PY311 and instr.arg[0])
-        if is_method:
-            out += emit.push_null_under_top(loc)
-        return out
-    if name == "STORE_ATTR":  # [v, o] -> setattr(o, name, v)
-        return [I("SWAP", 2, loc), I("LOAD_CONST", instr.arg, loc), I("SWAP", 2, loc)] + _call(
-            setattr, 3, loc, pop=True
-        )
-    if name == "DELETE_ATTR":
-        return [I("LOAD_CONST", instr.arg, loc)] + _call(delattr, 2, loc, pop=True)
-    return None
+def _binary_subscr(instr):
+    return _call(operator.getitem, 2, instr.location)
+
+
+def _store_subscr(instr):  # [v, o, k] -> setitem(o, k, v)
+    loc = instr.location
+    return [I("SWAP", 2, loc), I("SWAP", 3, loc)] + _call(operator.setitem, 3, loc, pop=True)
+
+
+def _delete_subscr(instr):
+    return _call(operator.delitem, 2, instr.location, pop=True)
+
+
+def _binary_slice(instr):
+    loc = instr.location
+    return [I("BUILD_SLICE", 2, loc)] + _call(operator.getitem, 2, loc)
+
+
+def _store_slice(instr):
+    loc = instr.location
+    return [I("BUILD_SLICE", 2, loc), I("SWAP", 2, loc), I("SWAP", 3, loc)] + _call(
+        operator.setitem, 3, loc, pop=True
+    )
+
+
+SUBSCRIPT_ENTRIES = (
+    Entry("BINARY_SUBSCR", None, _binary_subscr),
+    Entry("STORE_SUBSCR", None, _store_subscr),
+    Entry("DELETE_SUBSCR", None, _delete_subscr),
+    Entry("BINARY_SLICE", "SLICE_INSTRUCTIONS", _binary_slice),
+    Entry("STORE_SLICE", "SLICE_INSTRUCTIONS", _store_slice),
+)
+
+
+# ----------------------------------------------------------------------------- attributes
+
+
+def _get_attribute(attr, is_method, loc):
+    out = [I("LOAD_CONST", attr, loc)] + _call(getattr, 2, loc)
+    if is_method:
+        out += emit.push_null_under_top(loc)
+    return out
+
+
+def _load_method(instr):  # 3.11
+    return _get_attribute(instr.arg, True, instr.location)
+
+
+def _load_attr(instr):
+    if METHOD_BIT_ON_LOAD_ATTR:
+        return _get_attribute(instr.arg[1], instr.arg[0], instr.location)
+    return _get_attribute(instr.arg, False, instr.location)
+
+
+def _store_attr(instr):  # [v, o] -> setattr(o, name, v)
+    loc = instr.location
+    return [I("SWAP", 2, loc), I("LOAD_CONST", instr.arg, loc), I("SWAP", 2, loc)] + _call(
+        setattr, 3, loc, pop=True
+    )
+
+
+def _delete_attr(instr):
+    return [I("LOAD_CONST", instr.arg, instr.location)] + _call(delattr, 2, instr.location, pop=True)
+
+
+ATTRIBUTE_ENTRIES = (
+    Entry("LOAD_ATTR", None, _load_attr),
+    Entry("LOAD_METHOD", "LOAD_METHOD_INSTRUCTION", _load_method),
+    Entry("STORE_ATTR", None, _store_attr),
+    Entry("DELETE_ATTR", None, _delete_attr),
+)
+
+_TABLES = {}  # (operators, subscripts, attributes) -> {name: function(instr) -> replacement or None}
+
+
+def _handlers(config):
+    key = (config.operators, config.subscripts, config.attributes)
+    found = _TABLES.get(key)
+    if found is None:
+        entries = ()
+        if config.operators:
+            entries += OPERATOR_ENTRIES
+        if config.subscripts:
+            entries += SUBSCRIPT_ENTRIES
+        if config.attributes:
+            entries += ATTRIBUTE_ENTRIES
+        found = _TABLES[key] = table(*entries)
+    return found
 
 
 def rewrite_implicit(items, config):
     """Apply the operator, subscript and attribute passes that ``config`` asks for."""
-    handlers = []
-    if config.operators:
-        handlers.append(_operator)
-    if config.subscripts:
-        handlers.append(_subscript)
-    if config.attributes:
-        handlers.append(_attribute)
+    handlers = _handlers(config)
     if not handlers:
         return items
     out = []
     for item in items:
-        if isinstance(item, Instr):
-            for handler in handlers:
-                replacement = handler(item)
-                if replacement is not None:
-                    out.extend(replacement)
-                    break
-            else:
-                out.append(item)
-        else:
+        handler = handlers.get(item.name) if isinstance(item, Instr) else None
+        replacement = handler(item) if handler is not None else None
+        if replacement is None:
             out.append(item)
+        else:
+            out.extend(replacement)
     return out
 
 

@@ -13,12 +13,16 @@ It answers two questions for every call instruction:
   That needs an ordinary ``CALL``/``CALL_KW`` (one more argument is then passed), slots
   laid out so that the NULL slot stays where it is, and no ``SWAP`` between the load and
   the call that reaches down to the callee, since one more item lies beneath it. (The
-  handlers' stack depths are recomputed by ``bytecode`` when the code is assembled.)
+  handlers' stack depths then grow by that item: see ``exctable``.)
 """
 
-from bytecode import Instr, Label, TryBegin
+import dis
+import enum
 
-from .._support import PY313
+from bytecode import UNSET, Instr, Label, TryBegin
+
+from .features import NULL_AFTER_CALLABLE
+from .opinfo import pre_and_post, stack_effect
 
 _CALLS = ("CALL", "CALL_KW", "CALL_FUNCTION_EX")
 _UNKNOWN = (False, -1)
@@ -47,9 +51,9 @@ _PURE_PUSHES = frozenset({
 def _effect(instr, jump):
     """``(popped, pushed)`` as the bytecode library knows them."""
     try:
-        pre, post = instr.pre_and_post_stack_effect(jump)
+        pre, post = pre_and_post(instr, jump)
     except Exception:
-        pre, post = instr.stack_effect(jump), 0
+        pre, post = stack_effect(instr, jump), 0
     # bytecode's convention: a negative ``pre`` pops, a positive one pushes; a negative
     # ``post`` pops too (``MAP_ADD`` is ``(-1, -1)``: it pops the key and the value)
     popped, pushed = max(-pre, 0), post + max(pre, 0)
@@ -58,10 +62,9 @@ def _effect(instr, jump):
     return popped, pushed
 
 
-def _consumed(instr, jump):
+def _consumed(instr, popped):
     """How many top entries ``instr`` may consume: an instruction with no known pops that is
     not a plain load may still replace the top of the stack, so the top counts as used."""
-    popped = _effect(instr, jump)[0]
     if popped == 0 and instr.name not in _PURE_PUSHES:
         return 1
     return popped
@@ -71,33 +74,111 @@ def _pad(stack, depth):
     return (_UNKNOWN,) * (depth - len(stack)) + stack if len(stack) < depth else stack
 
 
-def _step(i, instr, stack, jump):
-    """The stack after ``instr`` (entries are ``(is_null, producer index)``)."""
-    name = instr.name
-    if name == "PUSH_NULL":
+# What ``_ops`` records for each item, by its first field.
+_OTHER, _PUSH_NULL, _GLOBAL_NULL, _SWAP, _COPY, _CALL, _KEEP, _TRY = range(8)
+_NEXT, _BRANCH, _GOTO, _FINAL = range(4)  # how control leaves an instruction
+_KINDS = {"PUSH_NULL": _PUSH_NULL, "SWAP": _SWAP, "COPY": _COPY, "KW_NAMES": _KEEP, "PRECALL": _KEEP}
+_KINDS.update((name, _CALL) for name in _CALLS)
+
+
+_HASCONST = frozenset(dis.hasconst)
+_templates = {}  # _template_key(instr) -> its ``_ops`` entry (with no jump target)
+
+
+def _template_key(item):
+    """What an instruction's ``_ops`` entry depends on: its opcode and the part of its argument
+    that sets its effect (the int, or the flag of ``(flag, name)``; no other argument does),
+    or None where that is not known."""
+    arg = item.arg
+    if arg is UNSET or item.opcode in _HASCONST:  # no argument, or a constant's: never matters
+        return (item.opcode, None)
+    if type(arg) is int or isinstance(arg, enum.Enum):  # or one of bytecode's enums (Compare...)
+        return (item.opcode, type(arg), arg)
+    if isinstance(arg, int):  # another kind of int: not known
+        return None
+    if isinstance(arg, tuple):
+        return (item.opcode, "flag", arg[0]) if arg and type(arg[0]) is bool else None
+    return (item.opcode, None)
+
+
+def _op(item, target):
+    name = item.name
+    kind = _KINDS.get(name, _OTHER)
+    n = 0
+    if kind == _OTHER and name == "LOAD_GLOBAL" and item.arg[0]:
+        kind = _GLOBAL_NULL
+    elif kind == _SWAP or kind == _COPY:
+        n = item.arg
+    elif kind == _CALL:
+        n = _arg_count(item) + 2
+    effect = _effect(item, False)
+    if item.has_jump():
+        jump_effect = _effect(item, True)
+        flow = _GOTO if item.is_uncond_jump() else _BRANCH
+        consumed = max(_consumed(item, effect[0]), _consumed(item, jump_effect[0]))
+    else:
+        jump_effect = None
+        flow = _FINAL if item.is_final() else _NEXT
+        consumed = _consumed(item, effect[0])
+    return (kind, n, flow, target, effect, jump_effect, consumed)
+
+
+def _ops(items):
+    """What the walk needs of each item, read once: ``None`` for labels and other markers,
+    ``(_TRY, handler index, entries pushed)`` for a ``TryBegin``, else ``(kind, n, flow,
+    jump target, effect, jump effect, consumed)``: ``n`` is the argument of ``SWAP``/``COPY``
+    and the stack items a call takes; the effects are ``(popped, pushed)`` pairs, and
+    ``consumed`` what the call-site search counts as used (see ``_consumed``)."""
+    labels = {id(item): i for i, item in enumerate(items) if isinstance(item, Label)}
+    ops = []
+    templates = _templates
+    for item in items:
+        if not isinstance(item, Instr):
+            if isinstance(item, TryBegin):
+                ops.append((_TRY, labels.get(id(item.target)), item))
+            else:
+                ops.append(None)
+            continue
+        key = _template_key(item)
+        op = templates.get(key) if key is not None else None
+        if op is None:
+            op = _op(item, None)
+            if key is not None:
+                templates[key] = op
+        if op[2] == _BRANCH or op[2] == _GOTO:
+            op = op[:3] + (labels.get(id(item.arg)),) + op[4:]
+        ops.append(op)
+    return ops
+
+
+def _step(i, op, stack, jump):
+    """The stack after the instruction ``op`` at ``i`` (entries are ``(is_null, producer index)``)."""
+    kind = op[0]
+    if kind == _OTHER:
+        popped, pushed = op[5] if jump else op[4]
+        rest = stack[: len(stack) - popped] if popped <= len(stack) else ()
+        if pushed == 1 and op[2] != _BRANCH and op[2] != _GOTO:  # pushed by this instruction (not a jump)
+            return rest + ((False, i),)
+        return rest + (_UNKNOWN,) * pushed if pushed else rest
+    if kind == _PUSH_NULL:
         return stack + (_NULL,)
-    if name == "LOAD_GLOBAL" and instr.arg[0]:
-        return stack + (((False, i), _NULL) if PY313 else (_NULL, (False, i)))
-    if name == "SWAP":
-        s = list(_pad(stack, instr.arg))
-        s[-1], s[-instr.arg] = s[-instr.arg], s[-1]
+    if kind == _GLOBAL_NULL:
+        return stack + (((False, i), _NULL) if NULL_AFTER_CALLABLE else (_NULL, (False, i)))
+    if kind == _SWAP:
+        n = op[1]
+        s = list(_pad(stack, n))
+        s[-1], s[-n] = s[-n], s[-1]
         return tuple(s)
-    if name == "COPY":
-        stack = _pad(stack, instr.arg)
-        copied = (stack[-instr.arg][0], -1)
+    if kind == _COPY:
+        n = op[1]
+        stack = _pad(stack, n)
+        copied = (stack[-n][0], -1)
         s = list(stack)
-        s[-instr.arg] = copied
+        s[-n] = copied
         return tuple(s) + (copied,)
-    if name in _CALLS:
-        depth = _arg_count(instr) + 2
-        return stack[: max(len(stack) - depth, 0)] + ((False, i),)
-    if name in ("KW_NAMES", "PRECALL"):
-        return stack
-    popped, pushed = _effect(instr, jump)
-    rest = stack[: max(len(stack) - popped, 0)]
-    if pushed == 1 and not instr.has_jump():
-        return rest + ((False, i),)
-    return rest + (_UNKNOWN,) * pushed
+    if kind == _CALL:
+        return stack[: max(len(stack) - op[1], 0)] + ((False, i),)
+    return stack  # KW_NAMES, PRECALL
 
 
 def _merge(old, new, spoiled):
@@ -113,75 +194,101 @@ def _merge(old, new, spoiled):
     return tuple(merged)
 
 
-def _entry_states(items):
+def _entry_states(items, ops):
     """Stack state before each reachable index, and producers spoiled by merging paths."""
-    labels = {id(item): i for i, item in enumerate(items) if isinstance(item, Label)}
     seen = {}
     spoiled = set()
     work = [(0, ())]
+    n = len(items)
     while work:
         i, stack = work.pop()
-        while i < len(items):
-            if i in seen:
-                merged = _merge(seen[i], stack, spoiled)
-                if merged == seen[i]:
+        while i < n:
+            old = seen.get(i)
+            if old is not None:
+                if old == stack:
+                    break
+                merged = _merge(old, stack, spoiled)
+                if merged == old:
                     break
                 stack = merged
             seen[i] = stack
-            item = items[i]
-            if isinstance(item, TryBegin):
-                depth = item.stack_depth
-                base = _pad(stack, depth)[len(_pad(stack, depth)) - depth :] if depth else ()
-                work.append((labels[id(item.target)], base + (_UNKNOWN,) * (2 if item.push_lasti else 1)))
-            if not isinstance(item, Instr):
+            op = ops[i]
+            if op is None:
                 i += 1
                 continue
-            if item.has_jump():
-                work.append((labels[id(item.arg)], _step(i, item, stack, True)))
-                if item.is_uncond_jump():
+            if op[0] == _TRY:
+                tb = op[2]
+                depth = tb.stack_depth
+                base = _pad(stack, depth)[len(_pad(stack, depth)) - depth :] if depth else ()
+                work.append((op[1], base + (_UNKNOWN,) * (2 if tb.push_lasti else 1)))
+                i += 1
+                continue
+            flow = op[2]
+            if flow == _BRANCH or flow == _GOTO:
+                work.append((op[3], _step(i, op, stack, True)))
+                if flow == _GOTO:
                     break
-            elif item.is_final():
+            elif flow == _FINAL:
                 break
-            stack = _step(i, item, stack, False)
+            stack = _step(i, op, stack, False)
             i += 1
     return seen, spoiled
 
 
 class CallSites:
-    """What the analysis found: ``null_slot(call)`` and ``direct_producers``/``direct_calls``."""
+    """What the analysis found: ``null_slot(call)``, ``direct_producers``/``direct_calls``
+    and ``argument_form()``."""
 
     def __init__(self, items):
-        seen, spoiled = _entry_states(items)
         self._null = {}
+        self._argument = None
+        if not any(isinstance(item, Instr) and item.name in _CALLS for item in items):
+            # no call site: nothing to find (``null_slot`` is True for any call)
+            self.direct_producers, self.direct_calls = set(), set()
+            self._analysed = None
+            return
+        ops = _ops(items)
+        seen, spoiled = _entry_states(items, ops)
         callee_of = {}
         for i, stack in seen.items():
-            instr = items[i]
-            if not isinstance(instr, Instr) or instr.name in ("SWAP", "PUSH_NULL", "KW_NAMES", "PRECALL"):
+            op = ops[i]
+            if op is None or op[0] == _TRY:
                 continue
+            kind = op[0]
+            if kind == _SWAP or kind == _PUSH_NULL or kind == _KEEP:
+                continue
+            instr = items[i]
             if instr.name == "YIELD_VALUE":
                 # The frame may resume after its context ended: a callee loaded before the
                 # suspension is asked for at the call instead (see ``_overdub_only`` in activation).
                 spoiled.update(p for _, p in stack if p >= 0)
-            if instr.name == "COPY":
+            if kind == _COPY:
                 if len(stack) >= instr.arg and stack[-instr.arg][1] >= 0:
                     spoiled.add(stack[-instr.arg][1])
                 continue
-            if instr.name in _CALLS:
-                n = _arg_count(instr)
-                slots = _pad(stack, n + 2)[-(n + 2):]
-                null_slot = slots[1] if PY313 else slots[0]
+            if kind == _CALL:
+                slots = _pad(stack, op[1])[-op[1]:]
+                null_slot = slots[1] if NULL_AFTER_CALLABLE else slots[0]
                 self._null[id(instr)] = null_slot[0]
-                at = 0 if PY313 or not null_slot[0] else 1
+                at = 0 if NULL_AFTER_CALLABLE or not null_slot[0] else 1
                 others = slots[:at] + slots[at + 1 :]
                 callee_of[id(instr)] = slots[at][1]
             else:
-                popped = max(_consumed(instr, False), _consumed(instr, True) if instr.has_jump() else 0)
+                popped = op[6]
                 others = stack[len(stack) - popped :] if popped else ()
             spoiled.update(p for _, p in others if p >= 0)
         self.direct_producers = {p for p in callee_of.values() if p >= 0} - spoiled
         self.direct_calls = {c for c, p in callee_of.items() if p in self.direct_producers}
-        self.argument_producers, self.argument_calls, self.null_swaps = self._argument_form(
-            items, seen, callee_of)
+        self._analysed = (items, seen, callee_of)
+
+    def argument_form(self):
+        """``(producers, calls, null_swaps)`` for passing callees to ``STATE.run`` (see
+        ``_argument_form``), worked out on the first request: only configurations with
+        ``callee_as_argument`` ask."""
+        if self._argument is None:
+            analysed = self._analysed
+            self._argument = self._argument_form(*analysed) if analysed else (set(), set(), set())
+        return self._argument
 
     def _argument_form(self, items, seen, callee_of):
         """Direct callees that can be passed to ``STATE.run`` as its first argument.
@@ -201,7 +308,7 @@ class CallSites:
                 continue
             if not self._null.get(call_id, True):
                 ok = True  # [c, x]: c(x, ...) becomes run(c, x, ...)
-            elif PY313:
+            elif NULL_AFTER_CALLABLE:
                 producer = items[p]
                 next_item = items[p + 1] if p + 1 < len(items) else None
                 if producer.name == "LOAD_GLOBAL" and producer.arg[0]:
