@@ -394,6 +394,9 @@ def _build_direct_entries(act, pre, fget, table):
             return g
         target = resolve(f, (), _EMPTY)
         if target is None:
+            key = id(f)
+            if key not in special_ids and key not in callback_ids and (guard is None or guard.passes(f)):
+                return f  # a native callable object (an lru_cache wrapper, say): called from the user's frame
             return MethodType(_prepare_then_call, (prepare, f))
         fn, bound, kwargs = target
         if fn is not instantiate:
