@@ -48,7 +48,9 @@ def strip_engine_frames(exc):
     tb = exc.__traceback__
     if tb is None or tb.tb_next is None:
         return
-    stop = _last[1] if _last[0] == id(exc) else 0
+    stop = _last[1] if _last[0] == id(exc) and _last[1] != id(tb) else 0
+    # (the ids may belong to objects that died since, reused by this exception and its
+    # first entry: a first entry is never one already stripped below, so that is ignored)
     _last[0], _last[1] = id(exc), id(tb)
     methods = None  # found when first needed: most tracebacks hold engine frames only
     kept, changed = [tb], False
