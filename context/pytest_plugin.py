@@ -21,13 +21,7 @@ import inspect
 
 import pytest
 
-_BUILTIN = {
-    "empty": "context.Context",
-    "count": "context.CountCtx",
-    "trace": "context.TraceCtx",
-    "print": "context.PrintCtx",
-    "tagging": "context.tagging.TaggingContext (with a fresh tag)",
-}
+_BUILTIN = ("count", "empty", "print", "tagging", "trace")  # context.ready.named.NAMES, without importing it
 
 _KEY = pytest.StashKey()  # config.stash -> _Runner
 
@@ -47,46 +41,12 @@ def pytest_addoption(parser):
 
 def _load(name):
     """A factory ``make(test_function) -> context instance`` for the option's value, or UsageError."""
-    import context  # the engine, only now that it is asked for
+    from context.ready.named import UnknownContext, context_factory  # the engine, only now that it is asked for
 
-    if name == "empty":
-        return lambda f: context.Context()
-    if name == "count":
-        return lambda f: context.CountCtx()
-    if name == "trace":
-        return lambda f: context.TraceCtx()
-    if name == "print":
-        return lambda f: context.PrintCtx()
-    if name == "tagging":
-        from context.tagging import TaggingContext, enabletagging
-
-        return lambda f: enabletagging(TaggingContext(), f)
-    if ":" not in name:
-        raise pytest.UsageError(
-            "--context=%s: unknown context; choose one of %s, or give module:Class for a "
-            "context.Context subclass" % (name, ", ".join(sorted(_BUILTIN)))
-        )
-    module_name, _, attr = name.partition(":")
     try:
-        import importlib
-
-        obj = importlib.import_module(module_name)
-    except Exception as exc:
-        raise pytest.UsageError("--context=%s: cannot import module %r: %s: %s"
-                                % (name, module_name, type(exc).__name__, exc)) from None
-    for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            raise pytest.UsageError("--context=%s: module %r has no attribute %r" % (name, module_name, attr)) from None
-    if not (isinstance(obj, type) and issubclass(obj, context.Context)):
-        raise pytest.UsageError("--context=%s: %r is not a context.Context subclass" % (name, obj))
-    try:
-        obj()
-    except Exception as exc:
-        raise pytest.UsageError("--context=%s: %s() fails with no arguments: %s: %s"
-                                % (name, obj.__qualname__, type(exc).__name__, exc)) from None
-    return lambda f: obj()
+        return context_factory(name)
+    except UnknownContext as exc:
+        raise pytest.UsageError("--context=%s: %s" % (name, exc)) from None
 
 
 class _Runner:

@@ -111,7 +111,7 @@ def test_custom_context_class_sees_the_calls(pytester):
 
 
 @pytest.mark.parametrize("value, message", [
-    ("nosuch", "*--context=nosuch: unknown context; choose one of count, empty, print, tagging, trace*"),
+    ("nosuch", "*--context=nosuch: unknown context 'nosuch'; choose one of count, empty, print, tagging, trace*"),
     ("no_such_module_xyz:Ctx", "*cannot import module 'no_such_module_xyz'*"),
     ("os:sep", "*is not a context.Context subclass*"),
     ("context:CountCtx.nope", "*has no attribute 'CountCtx.nope'*"),
@@ -136,3 +136,16 @@ def test_async_tests_stay_native(pytester):
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*async def functions are not natively supported*",
                                  "pycassette: 1 test bodies ran under --context=count*; 1 async tests ran natively"])
+
+
+def test_the_plugin_offers_exactly_the_named_contexts():
+    from context import pytest_plugin
+    from context.ready.named import NAMES, UnknownContext, context_factory
+
+    assert sorted(pytest_plugin._BUILTIN) == sorted(NAMES)
+    for name in NAMES:
+        assert context_factory(name)(len) is not context_factory(name)(len)  # a fresh context each time
+    with pytest.raises(UnknownContext, match="unknown context 'nope'"):
+        context_factory("nope")
+    with pytest.raises(UnknownContext, match="not a context.Context subclass"):
+        context_factory("collections:OrderedDict")

@@ -83,41 +83,14 @@ def _innermost(tb):
 
 def _context_factory(spec):
     """A function ``f -> fresh context instance`` for the context named by ``spec``."""
-    import context
+    import tempfile
 
-    if spec == "empty":
-        return lambda f: context.Context()
-    if spec == "count":
-        return lambda f: context.CountCtx()
-    if spec == "trace":
-        # streamed to a file, as a traced program is: an in-memory tree keeps every argument
-        # and result alive by design, which tests that check for leaks would see
-        import tempfile
+    from context.ready.named import context_factory
 
-        path = os.path.join(tempfile.mkdtemp(prefix="pycassette-trace-"), "trace.json")
-        return lambda f: context.TraceCtx(path)
-    if spec == "tagging":
-        from context.tagging import enabletagging
-
-        # the empty tagging context: the base context made a TaggingContext with a fresh
-        # tag (as tests/test_tagging.py's transparency corpus uses it), nothing tagged
-        return lambda f: enabletagging(context.Context(), f)
-    cls = _load_class(spec)
-    return lambda f: cls()
-
-
-def _load_class(spec):
-    import importlib
-
-    import context
-
-    module_name, _, attr = spec.partition(":")
-    obj = importlib.import_module(module_name)
-    for part in attr.split("."):
-        obj = getattr(obj, part)
-    if not (isinstance(obj, type) and issubclass(obj, context.Context)):
-        raise TypeError("%s is not a context.Context subclass" % spec)
-    return obj
+    # trace streams to a file, as a traced program does: an in-memory tree keeps every
+    # argument and result alive by design, which tests that check for leaks would see
+    path = os.path.join(tempfile.mkdtemp(prefix="pycassette-trace-"), "trace.json") if spec == "trace" else None
+    return context_factory(spec, trace_file=path)
 
 
 class _UnderContext:
@@ -806,9 +779,11 @@ def check_context(spec):
     if ROOT not in sys.path:
         sys.path.append(ROOT)
     try:
-        _load_class(spec)
+        from context.ready.named import context_class
+
+        context_class(spec)
     except Exception as exc:
-        raise UsageError("--context %s: %s: %s" % (spec, type(exc).__name__, exc))
+        raise UsageError("--context %s: %s" % (spec, exc))
 
 
 def print_summary(rows, context_name):
