@@ -120,13 +120,22 @@ def _call(item, out, p):
         out.extend(emit.enter_call(loc))
 
 
-def _call_kw(item, out, p):
-    """``CALL_KW`` (3.13), names tuple on top of the arguments: ``STATE.enter_kw``."""
+def _done_directly(item, out, p):
+    """For a call whose callee was handled where it was loaded: emit it as it is, True.
+    Otherwise check that its NULL slot holds NULL, False."""
     kwnames, p.kwnames = p.kwnames, None
     if id(item) in p.direct_calls:
-        return _direct(item, out, p, kwnames)
+        _direct(item, out, p, kwnames)
+        return True
     if not p.sites.null_slot(item):
         raise _unexpected(item)
+    return False
+
+
+def _call_kw(item, out, p):
+    """``CALL_KW`` (3.13), names tuple on top of the arguments: ``STATE.enter_kw``."""
+    if _done_directly(item, out, p):
+        return
     loc = item.location
     out.append(I("BUILD_TUPLE", item.arg + 1, loc))
     out.extend(emit.dispatch_tuple_call("enter_kw", loc, (None,)))
@@ -134,11 +143,8 @@ def _call_kw(item, out, p):
 
 def _call_ex(item, out, p):
     """``CALL_FUNCTION_EX``: ``STATE.enter_ex(callee, args, kwargs)``."""
-    kwnames, p.kwnames = p.kwnames, None
-    if id(item) in p.direct_calls:
-        return _direct(item, out, p, kwnames)
-    if not p.sites.null_slot(item):
-        raise _unexpected(item)
+    if _done_directly(item, out, p):
+        return
     loc = item.location
     if not item.arg & 1:
         out.append(I("BUILD_MAP", 0, loc))  # not a constant: code holding a dict can't be hashed
