@@ -36,6 +36,7 @@ import weakref
 from types import FunctionType
 
 from .rewrite import rewrite_code
+from .rewrite.code import code_cache
 from .watch import CACHES
 
 _MONITORING = getattr(sys, "monitoring", None)  # 3.12+
@@ -81,10 +82,11 @@ def _safe_lifetime(fn):
 class FunctionCache:
     """Rewritten copies of functions for one rewrite configuration."""
 
-    __slots__ = ("config", "values", "made", "_refs", "_cyclic", "__weakref__")
+    __slots__ = ("config", "codes", "values", "made", "_refs", "_cyclic", "__weakref__")
 
     def __init__(self, config):
         self.config = config
+        self.codes = code_cache(config)  # keeps the rewritten code for config alive with this cache
         self.values = {}  # id(fn) -> copy, checked in this epoch
         self.made = {}  # id(fn) -> (copy, code, defaults, kwdefaults, qualname, name)
         self._refs = {}

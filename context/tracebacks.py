@@ -21,7 +21,7 @@ def context_method_codes():
     return codes
 
 
-_last = [0, 0]  # ids of the exception stripped last and of its first entry then
+_last = [0, 0, 0, -1]  # the exception stripped last, its first entry then: ids, the entry's code id and lasti
 _CALLS = frozenset(dis.opmap[name] for name in ("CALL", "CALL_FUNCTION_EX", "CALL_KW", "PRECALL")
                    if name in dis.opmap)
 
@@ -49,9 +49,12 @@ def strip_engine_frames(exc):
     if tb is None or tb.tb_next is None:
         return
     stop = _last[1] if _last[0] == id(exc) and _last[1] != id(tb) else 0
+    stop_code, stop_lasti = _last[2], _last[3]
     # (the ids may belong to objects that died since, reused by this exception and its
     # first entry: a first entry is never one already stripped below, so that is ignored)
-    _last[0], _last[1] = id(exc), id(tb)
+    _last[:] = [id(exc), id(tb), id(tb.tb_frame.f_code), tb.tb_lasti]
+    # (ids are checked with the entry's code and instruction: objects that died may have
+    # left their ids to this exception and its entries)
     methods = None  # found when first needed: most tracebacks hold engine frames only
     kept, changed = [tb], False
     node = tb.tb_next
@@ -65,7 +68,7 @@ def strip_engine_frames(exc):
             changed = True
         else:
             kept.append(node)
-        if id(node) == stop:  # the rest was stripped before
+        if id(node) == stop and id(code) == stop_code and node.tb_lasti == stop_lasti:  # stripped before
             node = below
             break
         node = below

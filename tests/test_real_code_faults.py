@@ -708,3 +708,25 @@ def test_warnings_from_natively_run_functions_name_the_same_place(stacklevel):
     native = _warning_place(stacklevel)()
     for make in (Context, Pre, context.CountCtx):
         assert overdub(make(), _warning_place(stacklevel)) == native, make.__name__
+
+
+def test_context_classes_made_at_run_time_take_their_caches_with_them():
+    from context.rewrite.code import cache_size
+
+    def work(x):
+        return abs(x) + len([x])
+
+    def run_with_a_fresh_class():
+        def own_pass(bc):  # a pass of its own: a rewrite configuration of its own
+            return bc
+
+        cls = type("Runtime", (Context,), {"passes": (own_pass,)})
+        return overdub(cls(), work, -2)
+
+    run_with_a_fresh_class()
+    gc.collect()
+    before = cache_size()
+    for _ in range(30):
+        assert run_with_a_fresh_class() == 3
+    gc.collect()
+    assert cache_size() <= before

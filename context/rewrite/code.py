@@ -1,6 +1,7 @@
 """Rewrite a code object for a context configuration, with a weak per-config cache."""
 
 import dis
+import weakref
 
 from bytecode import Bytecode, Instr
 
@@ -17,7 +18,7 @@ from .attrwatch import rewrite_attribute_stores
 from .framewalks import rewrite_frame_walks
 from .operators import rewrite_direct, rewrite_implicit
 
-_caches = {}  # RewriteConfig -> IdentityCache(code -> rewritten code)
+_caches = weakref.WeakValueDictionary()  # RewriteConfig -> IdentityCache(code -> rewritten code)
 _KNOWN = frozenset(name for name in dis.opmap if not name.startswith("INSTRUMENTED_"))
 
 
@@ -70,11 +71,21 @@ def _marked(code):
     return code.replace(co_consts=code.co_consts + (STATE,))
 
 
+def code_cache(config):
+    """The cache of code rewritten for ``config``. It lives as long as something holds it
+    (the function cache of a context class with that configuration), so configurations
+    made at run time (classes with passes of their own) do not accumulate."""
+    cache = _caches.get(config)
+    if cache is None:
+        cache = _caches[config] = IdentityCache()
+    return cache
+
+
 def rewrite_code(code, config):
     """The code object ``code`` with every call routed through the current context."""
     cache = _caches.get(config)
     if cache is None:
-        cache = _caches[config] = IdentityCache()
+        cache = code_cache(config)
     new = cache.values.get(id(code))
     if new is None:
         with engine_room():  # whatever depth the first call came at
