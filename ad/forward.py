@@ -12,7 +12,7 @@ A rule is registered for a function ``fn`` in one of three forms:
   rule; ``tangents[i]`` is None for arguments that carry no tangent.
 
 Rules run where the context does its native work: nested inside another AD context,
-their arithmetic and calls are differentiated by that one (``host_call``).
+their arithmetic and calls are differentiated by that one (``enclosing_call``).
 """
 
 import inspect
@@ -20,7 +20,7 @@ import inspect
 import numpy as np
 
 from context.resolve import declare_engine_code
-from context.tagging import Tagged, TaggingContext, TaggingError, host_call, native_primitive
+from context.tagging import Tagged, TaggingContext, TaggingError, enclosing_call, native_primitive
 from context.tagging.dispatch import qualified_name
 from context.tagging.values import live, primal
 
@@ -135,7 +135,7 @@ def _jvp_primitive(fn, jvps, elementwise):
         args, kwargs = _positional(fn, ctx, args, kwargs)
         primals, tangents, found = _split(ctx, args)
         t = ctx._tag
-        ans = host_call(t, fn, tuple(primals), kwargs)
+        ans = enclosing_call(t, fn, tuple(primals), kwargs)
         if not found:
             return ans
         out = None
@@ -153,7 +153,7 @@ def _jvp_primitive(fn, jvps, elementwise):
                 )
             if type(g) is not float or not isinstance(ans, float):  # arrays: line up, expand
                 n, g = _lined_up(g, primals[i], ans, elementwise)
-            term = host_call(t, jvp, (g, ans, *primals), kwargs)
+            term = enclosing_call(t, jvp, (g, ans, *primals), kwargs)
             out = term if out is None else _sum(t, out, term, tangents)
         if out is None:
             return ans
@@ -199,7 +199,7 @@ def _sum(t, out, term, tangents):
         and out.dtype == np.result_type(out, term) and not any(out is g for g in tangents)
     ):
         return np.add(out, term, out=out)
-    return host_call(t, _plus, (out, term))
+    return enclosing_call(t, _plus, (out, term))
 
 
 def _frule_primitive(fn, rule, sequences):
@@ -215,8 +215,8 @@ def _frule_primitive(fn, rule, sequences):
                 found = found or inner
         t = ctx._tag
         if not found:
-            return host_call(t, fn, tuple(args), kwargs)
-        out, tangent = host_call(t, rule, (tuple(primals), tuple(tangents)), kwargs)
+            return enclosing_call(t, fn, tuple(args), kwargs)
+        out, tangent = enclosing_call(t, rule, (tuple(primals), tuple(tangents)), kwargs)
         return wrap(t, out, tangent)
 
     primitive.__qualname__ = primitive.__name__ = "frule of %s" % qualified_name(fn)

@@ -21,7 +21,7 @@ Conventions:
 
 import numpy as np
 
-from context.tagging import Tagged, dispatch, host_call, native_primitive
+from context.tagging import Tagged, dispatch, enclosing_call, native_primitive
 from context.tagging.values import live, primal
 
 from . import buffers
@@ -206,12 +206,12 @@ def _array(ctx, *args, **kwargs):
         args = (kwargs.pop("object"),)
     obj, args = args[0], args[1:]
     if type(obj) is np.ndarray and not buffers.has_shadow(obj):
-        return host_call(t, np.array, (obj,) + args, kwargs)
+        return enclosing_call(t, np.array, (obj,) + args, kwargs)
     found = []
     primals, tangents = _split_nested(obj, t, found)
     if not found:
-        return host_call(t, np.array, (obj,) + args, kwargs)
-    out = host_call(t, np.array, (primals,) + args, kwargs)
+        return enclosing_call(t, np.array, (obj,) + args, kwargs)
+    out = enclosing_call(t, np.array, (primals,) + args, kwargs)
     if out is primals:  # copy=False/None and obj was an array being differentiated: obj itself
         return obj
     plain = primal(out)
@@ -224,4 +224,4 @@ def _array(ctx, *args, **kwargs):
         return out
     first = found[0]
     chunk = buffers.chunk_of(first.value, first.meta)
-    return wrap(t, out, host_call(t, _array_tangent, (primals, tangents, chunk, out)))
+    return wrap(t, out, enclosing_call(t, _array_tangent, (primals, tangents, chunk, out)))

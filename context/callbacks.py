@@ -15,7 +15,7 @@ import re
 import sys
 from types import BuiltinMethodType
 
-from .state import STATE, switch_to
+from .state import call_under
 
 
 class ContextCallback:
@@ -28,16 +28,7 @@ class ContextCallback:
         self.fn = fn
 
     def __call__(self, /, *args, **kwargs):
-        act = self.act
-        if not act.alive:
-            return self.fn(*args, **kwargs)
-        if STATE.act is act:
-            return act.call_ex(self.fn, args, kwargs)
-        previous = switch_to(act)
-        try:
-            return act.call_ex(self.fn, args, kwargs)
-        finally:
-            switch_to(previous)
+        return call_under(self.act, self.fn, args, kwargs)
 
     def __repr__(self):
         return "<callback %r under %s>" % (self.fn, type(self.act.ctx).__name__)

@@ -17,7 +17,7 @@ from .watch import WATCHED, function_changed
 from .depth import set_user_recursion_limit, user_recursion_limit
 from .resolve import is_engine_callable
 from .rewrite import rewrite_code
-from .state import switch_to
+from .state import call_under
 
 
 def _build_class(act, f, args, kwargs):
@@ -66,11 +66,4 @@ def native_call(act, f, args, kwargs):
 
 def _delegate(act, f, /, *args, **kwargs):
     """Call native ``f``: under the enclosing context if ``act`` is nested, else directly."""
-    parent = act.parent
-    if parent is not None and parent.alive:
-        previous = switch_to(parent)
-        try:
-            return parent.call_ex(f, args, kwargs)
-        finally:
-            switch_to(previous)
-    return f(*args, **kwargs)
+    return call_under(act.parent, f, args, kwargs)

@@ -76,3 +76,24 @@ def switch_to(act):
     previous = namespace["act"]
     namespace.update(_NATIVE_STATE if act is None else act.state)
     return previous
+
+
+def call_under(act, f, args, kwargs, recurse=False):
+    """``f(*args, **kwargs)`` as a call of ``act``'s context, with ``act`` current for it.
+
+    This is how a nested context runs its native work and primitive bodies under the
+    enclosing one, and how a callback handed to native code gets back under its
+    context. ``recurse=True`` runs ``f``'s own code rewritten for ``act`` without
+    firing its hooks. With ``act`` None or finished, it is a plain call.
+    """
+    if act is None or not act.alive:
+        return f(*args, **kwargs)
+    entry = act.recurse if recurse else act.call_ex
+    namespace = STATE.__dict__
+    if namespace["act"] is act:
+        return entry(f, args, kwargs)
+    previous = switch_to(act)
+    try:
+        return entry(f, args, kwargs)
+    finally:
+        switch_to(previous)

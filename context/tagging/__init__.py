@@ -6,7 +6,7 @@ metadata; inside the context a tagged value behaves like its untagged self.
 
 from . import operators as _operators  # noqa: F401  (gives Tagged its operators)
 from .contexts import TaggingContext, TaggingError, enabletagging, native_primitive
-from .dispatch import dispatch, host_call
+from .dispatch import dispatch, enclosing_call
 from .values import NoMetadata, Tagged, hasmetadata, istagged, metadata, primal, tag, untag
 
 __all__ = [
@@ -17,7 +17,7 @@ __all__ = [
     "dispatch",
     "enabletagging",
     "hasmetadata",
-    "host_call",
+    "enclosing_call",
     "istagged",
     "metadata",
     "native_primitive",

@@ -9,7 +9,7 @@ import numpy as np
 from ..base import Context
 from ..frames import user_frame
 from . import arrays
-from .dispatch import dispatch, host_call, qualified_name
+from .dispatch import dispatch, enclosing_call, qualified_name
 from .errors import TaggingError
 from .guard import GUARD
 from .tags import Tag
@@ -42,7 +42,7 @@ class TaggingContext(Context):
 def native_primitive(impl):
     """Mark ``impl`` as a primitive that runs natively even in a nested context.
 
-    Such a primitive handles its own context's layer and runs the rest with ``host_call``.
+    Such a primitive handles its own context's layer and runs the rest with ``enclosing_call``.
     """
     impl.native_primitive = True
     return impl
@@ -181,7 +181,7 @@ def _conversion(kind):
     @native_primitive
     def convert(ctx, x):
         value, meta, mine = own_layer(ctx, x)
-        out = host_call(ctx._tag, kind, (value,))
+        out = enclosing_call(ctx._tag, kind, (value,))
         return type(x)(out, x.tag, meta) if mine else out
 
     return convert
@@ -196,7 +196,7 @@ def _comparison(op):
     def compare(ctx, a, b):
         a = own_layer(ctx, a)[0]
         b = own_layer(ctx, b)[0]
-        return host_call(ctx._tag, op, (a, b))
+        return enclosing_call(ctx._tag, op, (a, b))
 
     return compare
 

@@ -6,13 +6,13 @@ tagged values, and natives reached with tagged arguments, go to ``dispatch(fn, a
 it finds the newest live tag among the arguments and runs that tag's context's
 primitive, as the context's activation runs primitives (under the enclosing context
 when nested, unless marked ``native_primitive``). Primitives of tagging contexts handle
-their own tag's layer and leave the rest to ``host_call``.
+their own tag's layer and leave the rest to ``enclosing_call``.
 """
 
 from types import ModuleType
 
 from .. import primitives
-from ..state import switch_to
+from ..state import call_under
 from .values import Tagged, live
 
 _EMPTY = {}
@@ -78,17 +78,10 @@ def dispatch(fn, args, kwargs=_EMPTY):
     return run_rule(tag, impl, args, kwargs)
 
 
-def host_call(tag, fn, args, kwargs=_EMPTY):
-    """Call ``fn`` where ``tag``'s context does its native work: under the enclosing context.
+def enclosing_call(tag, fn, args, kwargs=_EMPTY):
+    """Call ``fn`` under the context that encloses ``tag``'s: it sees the call as its own.
 
     With no enclosing context it is a plain call.
     """
     act = tag.activation
-    host = act.parent if act is not None else None
-    if host is None or not host.alive:
-        return fn(*args, **kwargs)
-    previous = switch_to(host)
-    try:
-        return host.call_ex(fn, args, kwargs)
-    finally:
-        switch_to(previous)
+    return call_under(act.parent if act is not None else None, fn, args, kwargs)

@@ -1,0 +1,183 @@
+"""The direct strategy: call sites get the callee itself, with no engine frame between user frames.
+
+For an outermost context that at most has a prehook and primitives (no posthook, no
+``overdub``, ``canrecurse`` or ``fallback`` of its own). Which emitted call form reaches what:
+
+* ``STATE.enter(f, args)`` returns what the call site calls with its own arguments: the
+  rewritten copy of ``f``, a bound method of it, a plain native, or, when the arguments
+  must change (callbacks wrapped, a primitive, a frame-sensitive native), a bound
+  ``_call_prepared`` that ignores the call site's arguments;
+* ``STATE.enter_kw``/``enter_ex`` return ``(kwargs, g, args)`` for the call site to call
+  ``g(*args, **kwargs)``;
+* ``STATE.callee(f)`` (a callee swapped where it is loaded, before its arguments exist)
+  returns what to call with them. Code rewritten for a context with a prehook never
+  swaps callees at their load: the prehook must see each call's arguments.
+
+Each call adds one Python frame to the stack, as natively (``frames_per_call`` is 1).
+"""
+
+from functools import partial
+from types import MethodType
+
+from .. import primitives
+from ..callbacks import wrap_callbacks
+from ..native import SPECIAL_NATIVES
+from ..resolve import NATIVE_CALLABLE_TYPES, class_verdict, instantiate, is_engine_callable, resolve
+from .observing import _call_through
+from .kinds import CLASS, FRAME, PLAIN, SPECIAL, native_kind
+from .running import rewritten_function
+
+_EMPTY = {}
+
+
+def build_direct(act, pre):
+    """Set ``act``'s call-site entry points for the direct strategy; ``pre`` is the prehook or None."""
+    guard = act.guard
+    fget = act.fvalues.get
+    table = primitives.table_for(type(act.ctx))
+
+    def native(f, args, kwargs):
+        if native_kind(f) is SPECIAL:
+            return _run_special, (SPECIAL_NATIVES[id(f)], act, f, args, kwargs), _EMPTY
+        args, kwargs = wrap_callbacks(act, f, args, kwargs)
+        if guard is not None and not guard.passes(f) and not is_engine_callable(f):
+            return guard.call, (f, args, kwargs), _EMPTY
+        return f, args, kwargs
+
+    def prepare(f, args, kwargs):
+        """``(g, args, kwargs)``: what to call for ``f(*args, **kwargs)``, whatever ``f`` is."""
+        kind = type(f)
+        if kind in NATIVE_CALLABLE_TYPES:
+            return native(f, args, kwargs)
+        if kind is MethodType:
+            rf = fget(id(f.__func__))
+            if rf is not None:
+                return rf, (f.__self__,) + args, kwargs
+        target = resolve(f, args, kwargs)
+        if target is None:
+            return native(f, args, kwargs)
+        fn, args, kwargs = target
+        if fn is instantiate:
+            return fn, args, kwargs
+        return rewritten_function(act, fn), args, kwargs
+
+    def known(f):
+        """What to call for ``f`` when its arguments need no preparing (after a cache miss), or None."""
+        kind = type(f)
+        if kind is MethodType:
+            rf = fget(id(f.__func__))
+            if rf is not None:
+                return MethodType(rf, f.__self__)
+        elif kind in NATIVE_CALLABLE_TYPES or kind is type:
+            verdict = native_kind(f)
+            if verdict is FRAME:
+                return f  # called from the user's frame, it acts on that frame
+            if verdict is CLASS:
+                return MethodType(class_verdict(f), f)
+            if verdict is PLAIN:
+                if guard is None or guard.passes(f):
+                    return f  # a plain native: call it as it is
+                return MethodType(_guarded_native, (guard, f))
+        return None
+
+    has_primitives = table is not None
+    primitive_ids = table if has_primitives else _EMPTY
+
+    def primitive_for(f):
+        return id(f) in primitive_ids or (type(f) is MethodType and id(f.__func__) in primitive_ids)
+
+    def run_primitive_or(f, args, kwargs):
+        """What to call for ``f(*args, **kwargs)`` when ``f`` has primitives: one that matches, else ``f``."""
+        impl, pargs = primitives.find(table, f, args)
+        if impl is not None:
+            return _run_found, (act, impl, pargs, kwargs), _EMPTY
+        return prepare(f, args, kwargs)
+
+    def enter_unhooked(f, args):
+        if has_primitives and primitive_for(f):
+            g, prepared, kwargs = run_primitive_or(f, args, _EMPTY)
+            return MethodType(_call_prepared, (g, prepared, kwargs))
+        g = fget(id(f)) or known(f)
+        if g is not None:
+            return g
+        g, prepared, kwargs = prepare(f, args, _EMPTY)
+        if not kwargs:
+            if prepared is args:
+                return g
+            if len(prepared) == len(args) + 1 and all(a is b for a, b in zip(prepared[1:], args)):
+                return MethodType(g, prepared[0])  # a bound method, a callable object, a class
+        return MethodType(_call_prepared, (g, prepared, kwargs))
+
+    def enter_hooked(f, args):
+        pre(f, *args)
+        return enter_unhooked(f, args)
+
+    def enter_ex(f, args, kwargs):
+        if type(args) is not tuple:
+            args = tuple(args)
+        if pre is not None:
+            pre(f, *args, **kwargs)
+        if has_primitives and primitive_for(f):
+            g, args, kwargs = run_primitive_or(f, args, kwargs)
+            return kwargs, g, args
+        rf = fget(id(f))
+        if rf is not None:
+            return kwargs, rf, args
+        g, args, kwargs = prepare(f, args, kwargs)
+        return kwargs, g, args
+
+    def callee(f):
+        if has_primitives and primitive_for(f):
+            return MethodType(_prepare_then_call, (run_primitive_or, f))
+        g = fget(id(f)) or known(f)
+        if g is not None:
+            return g
+        target = resolve(f, (), _EMPTY)
+        if target is None:
+            if native_kind(f) is PLAIN and (guard is None or guard.passes(f)):
+                return f  # a native callable object (an lru_cache wrapper, say): called from the user's frame
+            return MethodType(_prepare_then_call, (prepare, f))
+        fn, bound, kwargs = target
+        if fn is not instantiate:
+            fn = rewritten_function(act, fn)
+        if kwargs or len(bound) > 1:
+            return partial(fn, *bound, **kwargs)
+        return MethodType(fn, bound[0]) if bound else fn
+
+    act.enter = enter_unhooked if pre is None else enter_hooked
+    act.enter_ex = enter_ex
+    if pre is None:
+        act.callee = callee
+    else:  # code rewritten for this context has none; code rewritten for another may
+        def callee_hooked(f):
+            return MethodType(_call_through, (act, f))
+
+        act.callee = callee_hooked
+    act.frames_per_call = 1
+
+
+def _run_special(handler, act, f, args, kwargs):
+    return handler(act, f, args, kwargs)
+
+
+def _run_found(act, impl, args, kwargs):
+    return act.run_primitive(impl, args, kwargs)
+
+
+def _guarded_native(bound, /, *args, **kwargs):
+    """A native called under a context that checks what natives receive (see ``native_guard``)."""
+    guard, f = bound
+    return guard.call(f, args, kwargs)
+
+
+def _call_prepared(prepared, *ignored):
+    """Call ``g(*args, **kwargs)`` prepared by an entry (the call site's own arguments were replaced)."""
+    g, args, kwargs = prepared
+    return g(*args, **kwargs)
+
+
+def _prepare_then_call(bound, /, *args, **kwargs):
+    """A native that needs its arguments prepared (callbacks wrapped, frame-sensitive help)."""
+    prepare, f = bound
+    g, args, kwargs = prepare(f, args, kwargs)
+    return g(*args, **kwargs)

@@ -1,0 +1,42 @@
+"""How a callee that runs natively is called: one verdict, asked by every call strategy.
+
+A *native callee* is one the engine does not rewrite: a builtin, a method of a C type,
+a class, a callable object whose ``__call__`` is native. Most are called as they are;
+a few need the engine's help, listed by identity (``SPECIAL_NATIVES``,
+``CALLBACK_ARGUMENTS``) or by type and method name (``CALLBACK_METHOD_ARGUMENTS``).
+"""
+
+from ..callbacks import BUILTIN_METHOD_TYPES, CALLBACK_ARGUMENTS, CALLBACK_METHOD_ARGUMENTS
+from ..frames import CALLING_FRAME_ONLY
+from ..native import SPECIAL_NATIVES
+from ..resolve import class_verdict
+
+PLAIN = "plain"            # call it as it is
+FRAME = "frame"            # acts on its calling frame only: from the user's frame, call it as it is
+SPECIAL = "special"        # has a handler in SPECIAL_NATIVES (frame walks, class bodies, recursion limit)
+CALLBACKS = "callbacks"    # takes callables that must run under the context: wrap them first
+CLASS = "class"            # a class the engine instantiates itself (class_verdict)
+
+# Natives that do the right thing when called straight from the user's frame: they act on
+# that frame only. (Those that walk further up, such as ``sys._getframe(1)``, would reach
+# the engine's frames above the outermost rewritten one; they go through their handlers.)
+FRAME_NATIVES = frozenset(id(f) for f in CALLING_FRAME_ONLY)
+
+
+def native_kind(f):
+    """The verdict for native callee ``f``: one of PLAIN, FRAME, SPECIAL, CALLBACKS, CLASS.
+
+    Only identities and types are consulted (class verdicts are cached per class), so
+    the answer for a given object never changes while it lives.
+    """
+    key = id(f)
+    if key in SPECIAL_NATIVES:
+        return FRAME if key in FRAME_NATIVES else SPECIAL
+    kind = type(f)
+    if key in CALLBACK_ARGUMENTS or (
+        kind in BUILTIN_METHOD_TYPES and (type(f.__self__), f.__name__) in CALLBACK_METHOD_ARGUMENTS
+    ):
+        return CALLBACKS
+    if kind is type and class_verdict(f) is not None:
+        return CLASS
+    return PLAIN

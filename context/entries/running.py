@@ -1,0 +1,133 @@
+"""Running one call under an activation, whichever strategy its call sites use.
+
+``act.default_run(f, args, kwargs)`` is what ``Context.overdub`` does: a matching
+primitive runs; else, if the context recurses into ``f``, ``f``'s code rewritten for
+the context runs; else ``f`` runs natively through the context's ``fallback``.
+``act.recurse(f, args, kwargs)`` is the middle step alone.
+
+``act.call(f, args)`` and ``act.call_ex(f, args, kwargs)`` run a call as the context
+sees it: prehook, the context's ``overdub`` (or ``default_run``), posthook. A hook the
+class does not override is not called at all; a context with nothing to observe or
+replace gets a ``call`` that is just a cache lookup and a call. ``act.run(f, *args,
+**kwargs)`` is ``call_ex`` with the arguments spread.
+"""
+
+from types import MethodType
+
+from .. import primitives
+from ..native import native_call
+from ..resolve import NATIVE_CALLABLE_TYPES, instantiate, resolve
+from .kinds import PLAIN, native_kind
+
+_EMPTY = {}
+
+
+def rewritten_function(act, fn):
+    """``fn`` with its code rewritten for ``act``'s configuration (cached while ``fn`` lives and is unchanged)."""
+    return act.fcache.copy_of(fn, act.fvalues)
+
+
+def build_running(act, overridden):
+    """Set ``act.default_run``, ``act.recurse``, ``act.call``, ``act.call_ex`` and ``act.run``."""
+    ctx = act.ctx
+    fget = act.fvalues.get
+    table = primitives.table_for(type(ctx))
+    find = primitives.find
+    custom_canrecurse = "canrecurse" in overridden
+    # natives may be called from here directly: nothing checks or redirects them
+    plain_natives = "fallback" not in overridden and act.guard is None and act.parent is None
+
+    if "fallback" in overridden:
+        def fallback(f, args, kwargs):
+            return ctx.fallback(f, *args, **kwargs)
+    else:
+        def fallback(f, args, kwargs):
+            return native_call(act, f, args, kwargs)
+
+    def recurse(f, args, kwargs):
+        target = resolve(f, args, kwargs)
+        if target is None:
+            return fallback(f, args, kwargs)
+        fn, args, kwargs = target
+        if fn is instantiate:
+            return instantiate(*args, **kwargs)
+        return rewritten_function(act, fn)(*args, **kwargs)
+
+    def default_run(f, args, kwargs):
+        if table is not None:
+            impl, pargs = find(table, f, args)
+            if impl is not None:
+                return act.run_primitive(impl, pargs, kwargs)
+        if custom_canrecurse:
+            if ctx.canrecurse(f, *args, **kwargs):
+                return recurse(f, args, kwargs)
+            return fallback(f, args, kwargs)
+        rf = fget(id(f))
+        if rf is not None:
+            return rf(*args, **kwargs)
+        kind = type(f)
+        if kind is MethodType:
+            rf = fget(id(f.__func__))
+            if rf is not None:
+                return rf(f.__self__, *args, **kwargs)
+        elif plain_natives and (kind in NATIVE_CALLABLE_TYPES or kind is type) and native_kind(f) is PLAIN:
+            return f(*args, **kwargs)
+        return recurse(f, args, kwargs)
+
+    act.default_run = default_run
+    act.recurse = recurse
+    _build_calls(act, overridden, table is None and not custom_canrecurse)
+
+
+def _build_calls(act, overridden, nothing_replaced):
+    ctx = act.ctx
+    hooks = getattr(ctx, "_hooks_enabled", True)
+    pre = ctx.prehook if hooks and "prehook" in overridden else None
+    post = ctx.posthook if hooks and "posthook" in overridden else None
+    fget = act.fvalues.get
+    recurse = act.recurse
+    run = act.default_run
+    if "overdub" in overridden:
+        ctx_overdub = ctx.overdub
+
+        def run(f, args, kwargs):
+            return ctx_overdub(f, *args, **kwargs)
+
+    if pre is None and post is None and run is act.default_run and nothing_replaced:
+        # Nothing to observe or replace: a cache lookup and a call.
+        def call(f, args):
+            rf = fget(id(f))
+            if rf is not None:
+                return rf(*args)
+            return recurse(f, args, _EMPTY)
+
+        def call_ex(f, args, kwargs):
+            if type(args) is not tuple:
+                args = tuple(args)
+            rf = fget(id(f))
+            if rf is not None:
+                return rf(*args, **kwargs)
+            return recurse(f, args, kwargs)
+    else:
+        def call(f, args):
+            if pre is not None:
+                pre(f, *args)
+            out = run(f, args, _EMPTY)
+            if post is not None:
+                post(out, f, *args)
+            return out
+
+        def call_ex(f, args, kwargs):
+            if type(args) is not tuple:
+                args = tuple(args)
+            if pre is not None:
+                pre(f, *args, **kwargs)
+            out = run(f, args, kwargs)
+            if post is not None:
+                post(out, f, *args, **kwargs)
+            return out
+
+    def run_call(f, /, *args, **kwargs):
+        return call_ex(f, args, kwargs)
+
+    act.call, act.call_ex, act.run = call, call_ex, run_call

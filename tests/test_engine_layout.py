@@ -1,0 +1,158 @@
+"""The engine's structure: no import cycle, one verdict on native callees, one way to run under a context."""
+
+import ast
+import builtins
+import graphlib
+import pathlib
+import sys
+from functools import lru_cache
+
+import pytest
+
+import context
+from context.entries import kinds
+from context.entries.kinds import CALLBACKS, CLASS, FRAME, PLAIN, SPECIAL, native_kind
+from context.state import STATE, call_under
+
+ROOT = pathlib.Path(context.__file__).parent
+
+
+def _modules():
+    found = {}
+    for path in ROOT.rglob("*.py"):
+        parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        if is_package:
+            parts = parts[:-1]
+        found[".".join(parts)] = (path, is_package)
+    return found
+
+
+def _import_graph():
+    """Module -> the package's modules it imports, at top level or inside functions."""
+    modules = _modules()
+    graph = {}
+    for name, (path, is_package) in modules.items():
+        package = name if is_package else name.rsplit(".", 1)[0]
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                for alias in node.names:
+                    sub = target + "." + alias.name
+                    deps.add(sub if sub in modules else target)
+            elif isinstance(node, ast.Import):
+                deps.update(alias.name for alias in node.names)
+        graph[name] = {d for d in deps if d in modules and d != name}
+    return graph
+
+
+def test_the_engine_has_no_import_cycle():
+    graph = _import_graph()
+    assert "context.entries.direct" in graph and "context.activation" in graph
+    try:
+        order = list(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as exc:
+        pytest.fail("import cycle in the context package: %s" % " -> ".join(exc.args[1]))
+    # the helpers rewritten code calls sit below the activation that builds the entry points
+    assert order.index("context.state") < order.index("context.entries.running") < order.index("context.activation")
+
+
+def test_the_import_graph_sees_a_cycle_when_there_is_one(tmp_path, monkeypatch):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "a.py").write_text("from . import b\n")
+    (tmp_path / "pkg" / "b.py").write_text("def f():\n    from .a import x\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path / "pkg")
+    with pytest.raises(graphlib.CycleError):
+        list(graphlib.TopologicalSorter(_import_graph()).static_order())
+
+
+class _Plain:
+    pass
+
+
+@pytest.mark.parametrize("callee, verdict", [
+    (len, PLAIN),
+    ([].append, PLAIN),
+    (_Plain, PLAIN),
+    (int, PLAIN),
+    (builtins.locals, FRAME),
+    (builtins.super, FRAME),
+    (sys._getframe, SPECIAL),
+    (builtins.__build_class__, SPECIAL),
+    (sys.getrecursionlimit, SPECIAL),
+    (builtins.setattr, SPECIAL),
+    (map, CALLBACKS),
+    (sorted, CALLBACKS),
+    ([].sort, CALLBACKS),
+    ({}.setdefault, PLAIN),
+])
+def test_one_verdict_on_native_callees(callee, verdict):
+    assert native_kind(callee) == verdict
+
+
+def test_classes_the_engine_instantiates_itself():
+    class WithInit:
+        def __init__(self, x):
+            self.x = x
+
+    assert native_kind(WithInit) == CLASS
+    assert native_kind(lru_cache(maxsize=None)(abs)) == PLAIN
+    assert kinds.FRAME_NATIVES and all(native_kind(f) is FRAME for f in (locals, vars, dir, globals))
+
+
+def test_call_under_runs_a_call_as_the_given_context_sees_it():
+    seen = []
+
+    class Seen(context.Context):
+        def prehook(self, f, *args):
+            seen.append((getattr(f, "__name__", f), args, STATE.act.ctx is self))
+
+    ctx = Seen()
+
+    def inner():
+        act = STATE.act
+        results = [act is not None and act.ctx is ctx]
+        results.append(call_under(act, abs, (-3,), {}))  # the context is current: a call it sees
+        results.append(call_under(None, abs, (-4,), {}))  # no context: a plain call, nothing seen
+        return act, results
+
+    act, results = context.overdub(ctx, inner)
+    assert results == [True, 3, 4]
+    abs_calls = [entry for entry in seen if entry[0] == "abs"]
+    assert abs_calls == [("abs", (-3,), True)]
+    assert STATE.act is None
+    assert call_under(act, abs, (-5,), {}) == 5  # a finished context: a plain call
+    assert [entry for entry in seen if entry[0] == "abs"] == abs_calls
+
+
+def test_call_under_switches_to_the_given_context_and_back():
+    outer_seen, inner_seen = [], []
+
+    class Outer(context.Context):
+        def prehook(self, f, *args):
+            outer_seen.append(getattr(f, "__name__", f))
+
+    class Inner(context.Context):
+        def prehook(self, f, *args):
+            inner_seen.append(getattr(f, "__name__", f))
+
+    outer = Outer()
+
+    def run_inner():
+        outer_act = STATE.act
+
+        def body():
+            before = type(STATE.act.ctx)
+            out = call_under(outer_act, max, (1, 2), {})
+            return before, out, type(STATE.act.ctx)  # switched back
+
+        return context.overdub(Inner(), body)
+
+    assert context.overdub(outer, run_inner) == (Inner, 2, Inner)
+    assert "max" in outer_seen and "max" not in inner_seen
