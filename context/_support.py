@@ -16,6 +16,9 @@ def check_python_version(version_info=sys.version_info, implementation=sys.imple
         )
 
 
-PY311 = sys.version_info[:2] == (3, 11)
-PY312 = sys.version_info[:2] == (3, 12)
-PY313 = sys.version_info[:2] == (3, 13)
+# Runtime differences the engine outside the rewriter depends on, each named and tested
+# with ``>=`` so that a new CPython inherits the newest behaviour (the rewriter's own are
+# in ``rewrite/features.py``).
+WARN_SKIP_FILE_PREFIXES = sys.version_info >= (3, 12)  # warnings.warn(skip_file_prefixes=...)
+C_RECURSION_GUARDED = sys.version_info >= (3, 12)  # deep Python recursion cannot overflow the C stack
+LOCALS_SNAPSHOT = sys.version_info >= (3, 13)  # PEP 667: locals() is a fresh dict in optimized scopes

@@ -20,7 +20,7 @@ import sys
 import threading
 from contextlib import contextmanager
 
-from ._support import PY311
+from ._support import C_RECURSION_GUARDED
 
 FRAMES_PER_CALL = 4
 HOOK_FRAMES = 5  # frames a hook may use below the deepest user frame (CountCtx's prehook uses 4)
@@ -32,7 +32,7 @@ _limits = [None, None]  # the user's limit, the limit set for the contexts (None
 
 
 def _cap():
-    if not PY311:
+    if C_RECURSION_GUARDED:
         return None
     try:
         import resource

@@ -12,7 +12,7 @@ import builtins
 import sys
 import warnings
 
-from ._support import PY311
+from ._support import WARN_SKIP_FILE_PREFIXES
 from .rewrite import rewrite_code
 from .stackview import caller_frame, hidden_codes, frame_locals, user_frame, visible_f_back  # noqa: F401
 
@@ -82,7 +82,7 @@ def _warn(act, f, args, kwargs):
         isinstance(category, type) and issubclass(category, Warning)
         and type(stacklevel) is int
         and type(skip) is tuple and all(type(p) is str for p in skip)
-        and not (PY311 and "skip_file_prefixes" in kwargs)  # new in 3.12
+        and not (not WARN_SKIP_FILE_PREFIXES and "skip_file_prefixes" in kwargs)
     )
     if not valid:
         return f(*args, **kwargs)  # the native's own error

@@ -7,7 +7,7 @@ module imports only leaf modules of the engine.
 import sys
 from types import FrameType
 
-from ._support import PY313
+from ._support import LOCALS_SNAPSHOT
 from .resolve import is_engine_code
 from .state import STATE
 from .tracebacks import context_method_codes
@@ -69,6 +69,6 @@ def visible_f_back(obj):
 
 def frame_locals(frame):
     """What ``locals()`` returns in ``frame``."""
-    if PY313 and frame.f_code.co_flags & _CO_OPTIMIZED:
+    if LOCALS_SNAPSHOT and frame.f_code.co_flags & _CO_OPTIMIZED:
         return dict(frame.f_locals)  # PEP 667: a fresh snapshot in optimized scopes
     return frame.f_locals

@@ -8,13 +8,15 @@ rewritten this way still runs when it outlives its context.
 """
 
 import dis
+import sys
 
 import pytest
 
 import context
-from context._support import PY311
 from context.activation import _class_plan
 from context.rewrite.code import rewrite_code
+
+PY311 = sys.version_info < (3, 12)
 
 
 def double(x):

@@ -16,7 +16,7 @@ import warnings
 import pytest
 
 import context
-from context._support import PY311
+from context._support import WARN_SKIP_FILE_PREFIXES
 
 
 class Wraps(context.Context):
@@ -108,7 +108,7 @@ def test_warnings_stacklevel_counts_the_users_frames(kind, level):
     assert under(kind, where_warned, level) == where_warned(level)
 
 
-@pytest.mark.skipif(PY311, reason="skip_file_prefixes is new in 3.12")
+@pytest.mark.skipif(not WARN_SKIP_FILE_PREFIXES, reason="skip_file_prefixes is new in 3.12")
 @pytest.mark.parametrize("kind", CONTEXTS, ids=IDS)
 @pytest.mark.parametrize("prefix", [os.path.dirname(__file__), __file__], ids=["folder", "whole name"])
 def test_warnings_skip_file_prefixes(kind, prefix):
