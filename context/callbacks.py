@@ -69,6 +69,11 @@ def _checked_places(who, positions, keywords, min_args=0):
     return positions, keywords, min_args
 
 
+# id -> the native itself, for lasting natives found plain (see ``entries/kinds.py``);
+# emptied whenever the table above changes.
+LASTING_PLAIN_NATIVES = {}
+
+
 def register_callback_positions(fn, positions=(), keywords=(), min_args=0):
     """Declare that native ``fn`` calls back the arguments at ``positions``/``keywords``.
 
@@ -79,6 +84,7 @@ def register_callback_positions(fn, positions=(), keywords=(), min_args=0):
     if not callable(fn):
         raise TypeError("%s: fn must be the callable that calls back, got %s" % (who, type(fn).__name__))
     CALLBACK_ARGUMENTS[id(fn)] = (fn, _checked_places(who, positions, keywords, min_args))
+    LASTING_PLAIN_NATIVES.clear()  # a native remembered as plain may be this one
 
 
 def register_callback_method(cls, name, positions=(), keywords=()):

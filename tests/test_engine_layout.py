@@ -156,3 +156,46 @@ def test_call_under_switches_to_the_given_context_and_back():
 
     assert context.overdub(outer, run_inner) == (Inner, 2, Inner)
     assert "max" in outer_seen and "max" not in inner_seen
+
+
+def test_lasting_plain_natives_are_remembered_and_forgotten_when_the_tables_change():
+    from context.callbacks import LASTING_PLAIN_NATIVES, register_callback_positions
+
+    def native_calls(xs):
+        xs.append(len(xs))
+        return abs(-len(xs)), int("7"), _Plain()
+
+    out = context.overdub(context.Context(), native_calls, [1])
+    assert out[:2] == (2, 7) and type(out[2]) is _Plain
+    assert LASTING_PLAIN_NATIVES.get(id(len)) is len and LASTING_PLAIN_NATIVES.get(id(int)) is int
+    assert _Plain not in LASTING_PLAIN_NATIVES.values()  # a class made at run time: not kept
+    assert all(type(f).__name__ != "builtin_function_or_method" or type(f.__self__).__name__ == "module"
+               for f in LASTING_PLAIN_NATIVES.values())
+
+    # a native registered as taking callbacks afterwards is no longer called as a plain one
+    seen = []
+
+    class Seen(context.Context):
+        def prehook(self, f, *args):
+            seen.append(getattr(f, "__name__", None))
+
+    def apply(fn, g, xs):
+        return fn(g, xs)
+
+    def callback(xs):
+        return len(xs)
+
+    import _operator
+
+    assert context.overdub(Seen(), apply, _operator.call, callback, [1, 2]) == 2
+    assert seen.count("callback") == 0  # called by a native: not seen
+    try:
+        register_callback_positions(_operator.call, (0,))
+        assert id(len) not in LASTING_PLAIN_NATIVES
+        seen.clear()
+        assert context.overdub(Seen(), apply, _operator.call, callback, [1, 2]) == 2
+        assert seen.count("callback") == 1
+    finally:
+        from context.callbacks import CALLBACK_ARGUMENTS
+
+        del CALLBACK_ARGUMENTS[id(_operator.call)]

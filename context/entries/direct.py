@@ -24,7 +24,8 @@ from ..callbacks import wrap_callbacks
 from ..native import SPECIAL_NATIVES
 from ..resolve import NATIVE_CALLABLE_TYPES, class_verdict, instantiate, is_engine_callable, resolve
 from .observing import _call_through
-from .kinds import CLASS, FRAME, PLAIN, SPECIAL, native_kind
+from ..callbacks import LASTING_PLAIN_NATIVES
+from .kinds import CLASS, FRAME, PLAIN, SPECIAL, LASTING_KINDS, native_kind, remember_plain
 from .running import rewritten_function
 
 _EMPTY = {}
@@ -34,6 +35,8 @@ def build_direct(act, pre):
     """Set ``act``'s call-site entry points for the direct strategy; ``pre`` is the prehook or None."""
     guard = act.guard
     fget = act.fvalues.get
+    # plain natives already seen, called as they are (a guard checks each call instead)
+    lasting = LASTING_PLAIN_NATIVES.get if guard is None else _EMPTY.get
     table = primitives.table_for(type(act.ctx))
 
     def native(f, args, kwargs):
@@ -75,8 +78,12 @@ def build_direct(act, pre):
             if verdict is CLASS:
                 return MethodType(class_verdict(f), f)
             if verdict is PLAIN:
-                if guard is None or guard.passes(f):
+                if guard is None:
+                    if kind in LASTING_KINDS:
+                        remember_plain(f)  # the next call finds it in ``lasting``
                     return f  # a plain native: call it as it is
+                if guard.passes(f):
+                    return f
                 return MethodType(_guarded_native, (guard, f))
         return None
 
@@ -97,7 +104,8 @@ def build_direct(act, pre):
         if has_primitives and primitive_for(f):
             g, prepared, kwargs = run_primitive_or(f, args, _EMPTY)
             return MethodType(_call_prepared, (g, prepared, kwargs))
-        g = fget(id(f)) or known(f)
+        key = id(f)
+        g = fget(key) or lasting(key) or known(f)
         if g is not None:
             return g
         g, prepared, kwargs = prepare(f, args, _EMPTY)
@@ -129,7 +137,8 @@ def build_direct(act, pre):
     def callee(f):
         if has_primitives and primitive_for(f):
             return MethodType(_prepare_then_call, (run_primitive_or, f))
-        g = fget(id(f)) or known(f)
+        key = id(f)
+        g = fget(key) or lasting(key) or known(f)
         if g is not None:
             return g
         target = resolve(f, (), _EMPTY)

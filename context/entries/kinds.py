@@ -6,7 +6,15 @@ a few need the engine's help, listed by identity (``SPECIAL_NATIVES``,
 ``CALLBACK_ARGUMENTS``) or by type and method name (``CALLBACK_METHOD_ARGUMENTS``).
 """
 
-from ..callbacks import BUILTIN_METHOD_TYPES, CALLBACK_ARGUMENTS, CALLBACK_METHOD_ARGUMENTS
+from types import BuiltinFunctionType, ModuleType
+
+from ..callbacks import (
+    BUILTIN_METHOD_TYPES,
+    CALLBACK_ARGUMENTS,
+    CALLBACK_METHOD_ARGUMENTS,
+    LASTING_PLAIN_NATIVES,
+    METHOD_OWNER_TYPES,
+)
 from ..frames import CALLING_FRAME_ONLY
 from ..native import SPECIAL_NATIVES
 from ..resolve import class_verdict
@@ -34,9 +42,33 @@ def native_kind(f):
         return FRAME if key in FRAME_NATIVES else SPECIAL
     kind = type(f)
     if key in CALLBACK_ARGUMENTS or (
-        kind in BUILTIN_METHOD_TYPES and (type(f.__self__), f.__name__) in CALLBACK_METHOD_ARGUMENTS
+        kind in BUILTIN_METHOD_TYPES and type(f.__self__) in METHOD_OWNER_TYPES
+        and (type(f.__self__), f.__name__) in CALLBACK_METHOD_ARGUMENTS
     ):
         return CALLBACKS
     if kind is type and class_verdict(f) is not None:
         return CLASS
     return PLAIN
+
+
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time
+LASTING_KINDS = frozenset({BuiltinFunctionType, type})  # the kinds ``remember_plain`` may keep
+
+
+def remember_plain(f):
+    """Remember plain native ``f`` in ``LASTING_PLAIN_NATIVES`` if it lasts as long as the process.
+
+    Only natives that live anyway are kept (functions of modules, such as ``len`` or
+    ``math.sqrt``, and static types such as ``int``): keeping the object makes its id a
+    safe key, since no other object can have it meanwhile, and keeps nothing else
+    alive. Bound methods of objects (``xs.append``) are made at each access and are
+    never kept.
+    """
+    kind = type(f)
+    if kind is BuiltinFunctionType:
+        owner = f.__self__
+        if owner is not None and type(owner) is not ModuleType:
+            return
+    elif kind is not type or f.__flags__ & _HEAPTYPE:
+        return
+    LASTING_PLAIN_NATIVES[id(f)] = f
