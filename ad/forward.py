@@ -41,6 +41,7 @@ class ForwardCtx(TaggingContext):
     tagged_type = staticmethod(make_dual)
     implicit_handlers = handlers.handlers()
     native_guard = handlers.GUARD
+    untag_for_natives = False  # a function with no rule raises NoRuleError: never a silent zero tangent
 
     @classmethod
     def no_rule_error(cls, fn, ctx):

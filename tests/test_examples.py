@@ -98,3 +98,10 @@ def test_gpu_kernel_example_runs_the_kernel_and_reports_its_calls():
     assert difference < 1e-5
     assert report.on_device == {"numpy.exp": 2, "numpy.tanh": 1, "numpy.where": 2} and report.on_host == {}
     assert dtype32 == np.float32
+
+
+def test_weird_identity_as_written_in_the_talk_needs_no_primitive():
+    module = _example("weird_identity")
+    assert not module.FooBarCtx.__dict__.get("_own_primitives")  # no primitive of its own
+    value, meta = module.main(lambda line: None)
+    assert value == 1.0 and isinstance(value, float) and meta == 2

@@ -44,9 +44,18 @@ class Plain(context.Context):
     """A context with nothing of its own; ``enabletagging`` derives a tagging class from it."""
 
 
+class StrictPlain(context.Context):
+    """A function with no primitive for its tagged values raises (the policy AD uses)."""
+
+    untag_for_natives = False
+
+
 class KeepCtx(TaggingContext):
     """Arithmetic keeps the metadata of the operand tagged by this context (the first,
-    if both are); when ``self.metadata`` is a list, each primitive run appends its name."""
+    if both are); when ``self.metadata`` is a list, each primitive run appends its name.
+    A function with no primitive raises, naming it."""
+
+    untag_for_natives = False
 
 
 def _keeping(op):
@@ -343,15 +352,46 @@ def test_arithmetic_without_a_primitive_raises_naming_the_operator():
     def negate(x):
         return x * -1.0
 
-    ctx = enabletagging(Plain(), add_one)
+    ctx = enabletagging(StrictPlain(), add_one)
     with pytest.raises(TaggingError) as info:
         context.overdub(ctx, add_one, tag(1.0, ctx, "m"))
     assert "operator.add" in str(info.value)
-    assert "@Plain.primitive(operator.add)" in str(info.value)
+    assert "@StrictPlain.primitive(operator.add)" in str(info.value)
     assert isinstance(info.value, TypeError)
 
     ctx = keep(negate)  # KeepCtx has no primitive for operator.neg; mul it has
     assert is_tagged_by(context.overdub(ctx, negate, tag(2.0, ctx, "m")), ctx, -2.0, "m")
+
+
+def test_by_default_natives_see_untagged_values_and_return_untagged_results():
+    """Cassette's policy: with no primitive, tagged values behave like their untagged selves."""
+
+    def work(x):
+        return x + 1, math.sqrt(x), round(x), np.sqrt(x), x * 2, abs(-x), x
+
+    ctx = enabletagging(Plain(), work)
+    out = context.overdub(ctx, work, tag(4.0, ctx, "m"))
+    assert out[:6] == (5.0, 2.0, 4, 2.0, 8.0, 4.0)
+    assert [type(v) for v in out[:6]] == [float, float, int, np.float64, float, float]
+    assert not any(istagged(v, ctx) for v in out[:6])
+    assert is_tagged_by(out[6], ctx, 4.0, "m")  # the value itself keeps its tag
+    assert type(ctx).untag_for_natives is True
+
+
+def test_untagged_natives_under_a_nested_context_keep_the_outer_layer():
+    """The inner context's layer is removed; the enclosing context still handles its own."""
+
+    def inner(x):
+        return x + 1.0
+
+    def outer(x):
+        ictx = enabletagging(Plain(), inner)
+        return context.overdub(ictx, inner, tag(x, ictx, "inner")), ictx
+
+    octx = keep(outer)
+    out, ictx = context.overdub(octx, outer, tag(2.0, octx, "outer"))
+    assert is_tagged_by(out, octx, 3.0, "outer")  # KeepCtx's add kept the outer metadata
+    assert not istagged(out, ictx)
 
 
 def test_comparisons_and_branches_see_the_value():

@@ -22,12 +22,17 @@ class TaggingContext(Context):
     Subscripts and iteration go through ``getitem``, ``setitem`` and ``iterable`` (tagged
     values survive NumPy arrays), natives are guarded (no metadata is dropped silently), and ``isinstance``, ``type``, ``float``,
     ``int``, ``complex`` and comparisons see through tags. What a function does to values
-    tagged by the context is its primitive for that function: ``@Ctx.primitive(fn)``.
+    tagged by the context is its primitive for that function: ``@Ctx.primitive(fn)``;
+    a function with none sees them untagged (``untag_for_natives``).
     """
 
     native_guard = GUARD
     tagged_type = Tagged
     _tag = None
+    # What a function with no primitive for this context does with its tagged values:
+    # True (Cassette's behaviour), it receives them untagged and its result is untagged;
+    # False, ``no_rule_error`` is raised (AD contexts: never a silent zero tangent).
+    untag_for_natives = True
 
     @classmethod
     def no_rule_error(cls, fn, ctx):

@@ -66,7 +66,7 @@ def dispatch(fn, args, kwargs=_EMPTY):
         if kwargs:
             kw_tag, _ = newest_tag(tuple(kwargs.values()))
             if kw_tag is not None:
-                raise type(kw_tag.context).no_rule_error(fn, kw_tag.context)
+                return no_primitive(kw_tag, fn, args, kwargs)
         return fn(*args, **kwargs)
     cls = type(tag.context)
     table = primitives.table_for(cls)
@@ -74,8 +74,32 @@ def dispatch(fn, args, kwargs=_EMPTY):
     if table is not None:
         impl, args = primitives.find(table, fn, args)
     if impl is None:
-        raise cls.no_rule_error(fn, tag.context)
+        return no_primitive(tag, fn, args, kwargs)
     return run_rule(tag, impl, args, kwargs)
+
+
+def no_primitive(tag, fn, args, kwargs):
+    """``fn`` met values tagged by ``tag``'s context, which has no primitive for it.
+
+    The context class's policy decides (``untag_for_natives``): ``fn`` receives the values
+    with that context's layer removed and its result is untagged, as in Cassette, where
+    tagged values behave like their untagged selves; or its ``no_rule_error`` is raised
+    (AD: a missing rule is never a silent zero tangent). The untagged call is made under
+    the enclosing context, which handles its own layers.
+    """
+    ctx = tag.context
+    if not type(ctx).untag_for_natives:
+        raise type(ctx).no_rule_error(fn, ctx)
+    args = tuple(_without_layer(a, tag) for a in args)
+    if kwargs:
+        kwargs = {k: _without_layer(v, tag) for k, v in kwargs.items()}
+    return enclosing_call(tag, fn, args, kwargs)
+
+
+def _without_layer(x, tag):
+    if issubclass(type(x), Tagged) and x.tag is tag:
+        return x.value
+    return x
 
 
 def enclosing_call(tag, fn, args, kwargs=_EMPTY):
