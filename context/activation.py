@@ -134,3 +134,20 @@ def entered(ctx):
         switch_to(previous)
         if created:
             target.finish()
+
+
+def run_outermost(ctx, f, args, kwargs, entry_frame):
+    """``ctx.overdub(f, *args, **kwargs)`` in a new activation of ``ctx`` nested in the current
+    one (``overdub``, ``@ctx``; the caller strips the engine's frames from what is raised,
+    so that its own frame is the first entry)."""
+    previous = STATE.act
+    act = Activation(ctx, previous, entry_frame)
+    try:  # each step undone in a finally of its own, whatever interrupts it (Ctrl-C)
+        switch_to(act)
+        with deeper_recursion(act):
+            return ctx.overdub(f, *args, **kwargs)
+    finally:
+        try:
+            act.finish()
+        finally:
+            switch_to(previous)

@@ -3,10 +3,8 @@
 import copy
 import sys
 
-from .activation import Activation, entered
-from .depth import deeper_recursion
+from .activation import entered, run_outermost
 from .base import Context
-from .state import STATE, switch_to
 from .tracebacks import strip_engine_frames
 
 _MISSING = object()
@@ -32,20 +30,11 @@ def overdub(ctx, f, /, *args, **kwargs):
             "overdub: the second argument 'f' must be callable, got %s object %r"
             % (type(f).__name__, f)
         )
-    previous = STATE.act
-    act = Activation(ctx, previous, sys._getframe(1))
-    try:  # each step undone in a finally of its own, whatever interrupts it (Ctrl-C)
-        switch_to(act)
-        with deeper_recursion(act):
-            return ctx.overdub(f, *args, **kwargs)
+    try:
+        return run_outermost(ctx, f, args, kwargs, sys._getframe(1))
     except BaseException as exc:
         strip_engine_frames(exc)
         raise
-    finally:
-        try:
-            act.finish()
-        finally:
-            switch_to(previous)
 
 
 def recurse(ctx, f, /, *args, **kwargs):

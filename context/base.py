@@ -1,11 +1,18 @@
 """The ``Context`` base class: hooks, the per-call ``overdub`` method, primitives."""
 
+import functools
+import sys
+import threading
+
 from . import primitives
-from .native import native_call
-from .resolve import resolve
-from .activation import entered
+from .activation import Activation, entered, run_outermost
+from .depth import deeper_recursion
 from .hooks import default_hook
-from .state import STATE
+from .native import native_call
+from .resolve import is_engine_code, resolve
+from .stackview import is_rewritten
+from .state import STATE, switch_to
+from .tracebacks import strip_engine_frames
 
 
 class Context:
@@ -36,6 +43,69 @@ class Context:
 
     def __repr__(self):
         return "%s(metadata=%r)" % (type(self).__name__, self.metadata)
+
+    # --- the forms: ``@ctx`` and ``with ctx:`` -----------------------------------------
+
+    def __call__(self, fn):
+        """Decorator: ``fn`` runs under this context whenever it is called (``overdub(self, fn, ...)``)."""
+        if not callable(fn):
+            raise TypeError("@%s: expected a function to decorate, got %s object %r"
+                            % (type(self).__name__, type(fn).__name__, fn))
+        ctx = self
+
+        @functools.wraps(fn)
+        def under_context(*args, **kwargs):
+            try:
+                return run_outermost(ctx, fn, args, kwargs, sys._getframe(1))
+            except BaseException as exc:
+                strip_engine_frames(exc)
+                raise
+
+        return under_context
+
+    def __enter__(self):
+        """``with ctx:`` inside code that runs under a context: the block's calls run under ``ctx``.
+
+        CPython cannot change the code of a frame that is already running, so in code
+        that runs natively (a script's top level, a function called outside any context)
+        the block's calls could not be rerouted: that raises at once, naming the forms
+        that work there (``@ctx``, ``overdub(ctx, f)``).
+        """
+        frame = sys._getframe(1)
+        while frame is not None and is_engine_code(frame.f_code):  # rewritten code enters through helpers
+            frame = frame.f_back
+        act = STATE.act
+        if act is None or frame is None or not is_rewritten(frame.f_code):
+            raise TypeError(
+                "with %s: this block runs natively (CPython cannot reroute the calls of a frame that is "
+                "already running), so nothing in it would run under the context; decorate the function "
+                "instead (@ctx def main(): ...), call context.overdub(ctx, main), or use the command line "
+                "(python -m context ...). Inside a function running under a context, 'with ctx:' works."
+                % type(self).__name__
+            )
+        new = Activation(self, act, frame)
+        recursion = deeper_recursion(new)
+        previous = switch_to(new)
+        try:
+            recursion.__enter__()
+        except BaseException:
+            new.finish()
+            switch_to(previous)
+            raise
+        _blocks(self).append((new, previous, recursion))
+        return self
+
+    def __exit__(self, *exc_info):
+        blocks = _blocks(self)
+        new, previous, recursion = blocks.pop()
+        if not blocks:
+            del _block_stacks.by_context[id(self)]
+        try:
+            recursion.__exit__(*exc_info)
+        finally:
+            new.finish()
+            switch_to(previous)
+        return False
 
     @default_hook
     def prehook(self, f, /, *args, **kwargs):
@@ -79,3 +149,14 @@ class Context:
             return impl
 
         return decorator
+
+
+_block_stacks = threading.local()
+
+
+def _blocks(ctx):
+    """This thread's open ``with ctx:`` blocks of ``ctx``: ``(activation, previous, recursion)``."""
+    stacks = getattr(_block_stacks, "by_context", None)
+    if stacks is None:
+        stacks = _block_stacks.by_context = {}
+    return stacks.setdefault(id(ctx), [])

@@ -1,0 +1,156 @@
+"""The forms a context is used in besides ``overdub``: ``@ctx`` and ``with ctx:``."""
+
+import threading
+import traceback
+
+import pytest
+
+import context
+from context.state import STATE
+
+
+class Names(context.Context):
+    def __init__(self):
+        super().__init__(metadata=[])
+
+    def prehook(self, f, *args, **kwargs):
+        self.metadata.append(getattr(f, "__name__", repr(f)))
+
+
+def helper(x):
+    return abs(x) + 1
+
+
+def work(x):
+    return helper(x) * 2
+
+
+def test_a_decorated_function_runs_under_the_context_at_every_call():
+    ctx = Names()
+    decorated = ctx(work)
+    assert decorated(-3) == 8 and decorated(1) == 4
+    assert ctx.metadata == ["helper", "abs", "helper", "abs"]
+    assert decorated.__name__ == "work" and decorated.__wrapped__ is work
+    assert STATE.act is None
+
+
+def test_decorator_syntax_on_functions_and_methods():
+    ctx = Names()
+
+    @ctx
+    def main(x, *, scale=1):
+        return helper(x) * scale
+
+    class Box:
+        def __init__(self, v):
+            self.v = v
+
+        @ctx
+        def size(self):
+            return helper(self.v)
+
+    assert main(2, scale=3) == 9
+    assert Box(-5).size() == 6
+    assert ctx.metadata == ["helper", "abs", "helper", "abs"]
+
+
+def test_a_decorated_function_keeps_native_exceptions_and_tracebacks():
+    ctx = Names()
+
+    @ctx
+    def fails(x):
+        return helper(x) + None
+
+    with pytest.raises(TypeError) as info:
+        fails(1)
+    native = None
+    try:
+        helper(1) + None
+    except TypeError as exc:
+        native = exc
+    assert str(info.value) == str(native)
+    names = [entry.name for entry in traceback.extract_tb(info.value.__traceback__)]
+    # as with any decorator, the wrapper's frame is there; no other engine frame is
+    assert names == [test_a_decorated_function_keeps_native_exceptions_and_tracebacks.__name__,
+                     "under_context", "fails"]
+    assert STATE.act is None
+
+
+def test_a_decorated_function_nests_under_a_running_context():
+    outer, inner = Names(), Names()
+    decorated = inner(work)
+
+    def run():
+        return decorated(2)
+
+    assert context.overdub(outer, run) == 6
+    assert inner.metadata == ["helper", "abs"]
+    assert "work" not in inner.metadata
+    assert STATE.act is None
+
+
+def test_decorated_functions_on_threads():
+    ctx = context.CountCtx()
+    decorated = ctx(work)
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(decorated(3))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [8] * 4
+    assert ctx.counts["test_forms.helper"] == 4 if "test_forms.helper" in ctx.counts else \
+        sum(n for name, n in ctx.counts.items() if name.endswith("helper")) == 4
+
+
+def test_decorating_something_not_callable_is_refused_at_once():
+    with pytest.raises(TypeError, match=r"@Names: expected a function to decorate, got int"):
+        Names()(42)
+
+
+def test_a_with_block_inside_a_running_context_runs_its_calls_under_the_block_context():
+    outer, inner = Names(), Names()
+
+    def run():
+        before = helper(-1)
+        with inner as entered:
+            same = entered is inner
+            during = work(2)
+            current = type(STATE.act.ctx)
+        after = helper(-2)
+        return before, same, during, current, after, type(STATE.act.ctx)
+
+    out = context.overdub(outer, run)
+    assert out == (2, True, 6, Names, 3, Names)
+    # the with statement's own __exit__ call is made at the end of the block, under it
+    assert inner.metadata == ["work", "helper", "abs", "type", "__exit__"]
+    assert outer.metadata.count("helper") == 2  # before and after the block
+    assert "work" not in outer.metadata
+    assert STATE.act is None
+
+
+def test_a_with_block_that_raises_restores_the_enclosing_context():
+    outer, inner = Names(), Names()
+
+    def run():
+        try:
+            with inner:
+                helper("not a number")
+        except TypeError as exc:
+            caught = str(exc)
+        return caught, STATE.act.ctx is outer
+
+    caught, restored = context.overdub(outer, run)
+    assert "bad operand type for abs()" in caught and restored
+    assert inner.metadata == ["helper", "abs", "__exit__"]
+
+
+def test_a_with_block_in_code_that_runs_natively_is_refused_at_once():
+    ctx = Names()
+    with pytest.raises(TypeError) as info:
+        with ctx:
+            work(1)  # never reached
+    message = str(info.value)
+    assert message.startswith("with Names: this block runs natively")
+    assert "@ctx" in message and "overdub" in message
+    assert ctx.metadata == [] and STATE.act is None
