@@ -31,6 +31,16 @@ from .dualarray import DualArray
 from .forward import ZERO, ForwardCtx, NoRuleError, defjvp, defzero, frule
 from .lazy import LazyHessian, LazyJacobian, lazy_hessian, lazy_jacobian
 
+
+def __getattr__(name):
+    """``__version__``: pycassette's version, as ``context.__version__`` (read when first asked for)."""
+    if name == "__version__":
+        import context
+
+        return context.__version__
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
 __all__ = [
     "Backend", "D", "Dual", "DualArray", "FiniteDifferences", "ForwardCtx", "ForwardMode", "HigherOrder",
     "LazyHessian", "LazyJacobian", "NoRuleError", "ZERO", "defjvp", "defzero", "derivative", "frule",

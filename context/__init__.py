@@ -9,6 +9,22 @@ from ._support import check_python_version
 
 check_python_version()
 
+
+def __getattr__(name):
+    """``__version__``: the installed pycassette's version ("0+unknown" if it is not installed), read when first
+    asked for (importlib.metadata takes longer to import than it is worth at every start)."""
+    if name == "__version__":
+        from importlib import metadata
+
+        try:
+            version = metadata.version("pycassette")
+        except metadata.PackageNotFoundError:  # a source tree that is not installed
+            version = "0+unknown"
+        globals()["__version__"] = version
+        return version
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
 from . import passes  # noqa: E402
 from .api import canrecurse, disablehooks, overdub, recurse, similarcontext  # noqa: E402
 from .base import Context  # noqa: E402

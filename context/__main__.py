@@ -1,7 +1,8 @@
-"""``python -m context``: see ``context.cli``."""
+"""``python -m context print|count|trace [OPTIONS] TARGET [ARGS...]``: see ``context.cli``."""
 
 import sys
 
 from .cli import main
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

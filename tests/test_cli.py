@@ -91,12 +91,16 @@ def test_count_top(capsys):
     assert len(err) == 4 and "more functions" in err[2] and err[3].endswith("calls in total")
 
 
+def call_names(path):
+    """The callees of the call events of a trace file (complete "X" events, or "B" begin events)."""
+    return [e["name"] for e in json.loads(open(path).read())["traceEvents"] if e.get("ph") in ("B", "X")]
+
+
 def test_trace_writes_a_valid_chrome_file_and_a_tree(script, tmp_path):
     out = tmp_path / "t.json"
     done = run_cli("trace", "-o", str(out), "--tree", script)
     assert done.returncode == 0, done.stderr
-    events = json.loads(out.read_text())["traceEvents"]
-    names = [e["name"] for e in events if e.get("ph") == "B"]
+    names = call_names(out)
     assert names.count("__main__.square") == 4 and "__main__.total" in names
     assert "square(3) -> 9" in done.stderr
     assert "calls recorded in %s" % out in done.stderr.splitlines()[-1]
@@ -106,11 +110,10 @@ def test_trace_depth_and_filters(tmp_path, capsys):
     out = tmp_path / "t.json"
     assert cli.main(["trace", "-o", str(out), "--include", "statistics._*", "--exclude", "*._convert",
                      "statistics:mean", "[1, 2, 4]"]) == 0
-    names = {e["name"] for e in json.loads(out.read_text())["traceEvents"] if e.get("ph") == "B"}
+    names = set(call_names(out))
     assert "statistics._sum" in names and "statistics._convert" not in names and "statistics.mean" not in names
     assert cli.main(["trace", "-o", str(out), "--depth", "0", "statistics:mean", "[1, 2, 4]"]) == 0
-    names = [e["name"] for e in json.loads(out.read_text())["traceEvents"] if e.get("ph") == "B"]
-    assert names == ["statistics.mean"]
+    assert call_names(out) == ["statistics.mean"]
 
 
 def test_the_targets_failure_is_its_own(script):
@@ -128,7 +131,8 @@ def test_the_targets_failure_is_its_own(script):
         (["trace"], "missing TARGET"),
         (["frob", "x.py"], "invalid choice: 'frob'"),
         (["print", "no_such_script.py"], "no such script: no_such_script.py"),
-        (["print", "json"], "TARGET must be a script path (file.py) or module:function, got 'json'"),
+        (["print", "json"], "TARGET must be a script (file.py), a directory or zip file with __main__.py, -m MODULE, "
+                            "or MODULE:FUNCTION; got 'json' (to run the module json use -m json"),
         (["print", "no_such_module_xyz:f"], "cannot import module 'no_such_module_xyz'"),
         (["print", "math:nope"], "module 'math' has no attribute 'nope'"),
         (["print", "math:pi"], "math:pi is not callable"),
@@ -156,3 +160,317 @@ def test_help_explains_each_command():
         assert "TARGET" in done.stdout and "--depth" in done.stdout or command == "count"
     assert "--types" in run_cli("count", "--help").stdout
     assert "Perfetto" in run_cli("--help").stdout
+
+
+# -- the targets: scripts, directories, zip files, -m, functions, as python runs them ------------
+
+SHOW = textwrap.dedent(
+    """
+    import sys
+    print(repr(sys.argv), __name__, repr(__file__), repr(getattr(__spec__, "name", None)), repr(__package__),
+          repr(sys.path[0]), sys.modules["__main__"].__dict__ is globals())
+    """
+)
+
+
+@pytest.fixture
+def targets(tmp_path):
+    """A package with a module and a __main__, a directory and a zip file with __main__.py, and a script."""
+    pkg = tmp_path / "clipkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "tool.py").write_text(SHOW)
+    (pkg / "__main__.py").write_text(SHOW)
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "__main__.py").write_text(SHOW)
+    import zipapp
+
+    zipapp.create_archive(str(app), str(tmp_path / "app.pyz"))
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "prog.py").write_text(SHOW)
+    return tmp_path
+
+
+@pytest.mark.parametrize("form", [["-m", "clipkg.tool"], ["-m", "clipkg"], ["app"], ["app.pyz"], ["prog.py"],
+                                  ["sub/../prog.py"]])
+def test_each_target_form_runs_as_python_runs_it(targets, form):
+    args = ["a", "--", "-o", "--top", "1"]  # what follows TARGET goes to it as it is, '--' included
+    native = subprocess.run([sys.executable, *form, *args], cwd=targets, capture_output=True, text=True)
+    assert native.returncode == 0, native.stderr
+    ours = run_cli("count", "--top", "1", *form, *args, cwd=targets)
+    assert ours.returncode == 0, ours.stderr
+    assert ours.stdout == native.stdout  # sys.argv, __name__, __file__, __spec__, __package__, sys.path[0]
+    assert ours.stderr.splitlines()[-1].endswith("calls in total")
+
+
+def test_a_function_gets_literal_and_keyword_arguments_and_its_own_argv(tmp_path, monkeypatch, capsys):
+    (tmp_path / "cli_funcs.py").write_text("import sys\n\n"
+                                           "def f(a, b='?', *, c=None):\n    return [a, b, c, sys.argv]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    argv, path, main = sys.argv, list(sys.path), sys.modules["__main__"]
+    try:
+        assert cli.main(["count", "-k", "c=[1, 2]", "--kw", "b=some text", "cli_funcs:f", "3"]) == 0
+        assert capsys.readouterr().out == "[3, 'some text', [1, 2], ['cli_funcs:f', '3']]\n"
+        assert cli.main(["count", "cli_funcs:f", "x", "--"]) == 0  # ARGS as they are, '--' included
+        assert capsys.readouterr().out == "['x', '--', None, ['cli_funcs:f', 'x', '--']]\n"
+    finally:
+        sys.modules.pop("cli_funcs", None)
+    assert sys.argv is argv and sys.path == path and sys.modules["__main__"] is main
+
+
+MAIN_SEMANTICS = textwrap.dedent(
+    """
+    import os, pickle, sys, typing
+
+    def double(x):
+        return 2 * x
+
+    class Point:
+        x: "int"
+
+        def near(self, other: "Point") -> "typing.Optional[int]":
+            return None
+
+    assert pickle.loads(pickle.dumps(double)) is double
+    assert type(pickle.loads(pickle.dumps(Point()))) is Point
+    assert typing.get_type_hints(Point) == {"x": int}
+    assert typing.get_type_hints(Point.near) == {"other": Point, "return": typing.Optional[int]}
+    import __main__
+    assert __main__.double is double and __spec__ is None and os.path.isabs(__file__)
+    assert sys.path[0] == os.path.dirname(__file__)
+    print("main semantics ok")
+    """
+)
+
+
+def test_a_script_runs_in_a_fresh_main_module_then_the_process_is_restored(tmp_path, capsys):
+    path = tmp_path / "semantics.py"
+    path.write_text(MAIN_SEMANTICS)
+    argv, argv_items, path_items, main = sys.argv, list(sys.argv), list(sys.path), sys.modules["__main__"]
+    assert cli.main(["count", str(path)]) == 0, capsys.readouterr().err
+    assert capsys.readouterr().out == "main semantics ok\n"  # pickling, get_type_hints, import __main__
+    assert sys.argv is argv and sys.argv == argv_items and sys.path == path_items
+    assert sys.modules["__main__"] is main
+
+
+UNITTEST = textwrap.dedent(
+    """
+    import unittest
+
+    class T(unittest.TestCase):
+        def test_sum(self):
+            self.assertEqual(sum([1, 2]), EXPECTED)
+
+    if __name__ == "__main__":
+        unittest.main()
+    """
+)
+
+
+@pytest.mark.parametrize("expected, status, verdict", [(3, 0, "OK"), (4, 1, "FAILED (failures=1)")])
+def test_unittest_main_in_a_script_runs_its_tests(tmp_path, capsys, expected, status, verdict):
+    path = tmp_path / "test_script.py"
+    path.write_text(UNITTEST.replace("EXPECTED", str(expected)))
+    assert cli.main(["count", str(path)]) == status
+    err = capsys.readouterr().err
+    assert "Ran 1 test" in err and verdict in err
+
+
+def test_a_multiprocessing_pool_maps_a_function_of_the_script(tmp_path):
+    path = tmp_path / "pool.py"
+    path.write_text(textwrap.dedent(
+        """
+        import multiprocessing
+
+        def double(x):
+            return 2 * x
+
+        if __name__ == "__main__":
+            with multiprocessing.Pool(1) as pool:
+                print(pool.map(double, [1, 2, 3]))
+        """
+    ))
+    done = run_cli("count", "--top", "1", str(path))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "[2, 4, 6]\n"
+    assert done.stderr.count("calls in total") == 1
+
+
+FORK = textwrap.dedent(
+    """
+    import os, sys, time
+
+    def child_only():
+        return "child"
+
+    def parent_only():
+        return "parent"
+
+    if os.fork() == 0:
+        time.sleep(0.3)  # the parent has written its report and its file by now
+        print(child_only())
+    else:
+        print(parent_only())
+    """
+)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.parametrize("command", ["trace", "count", "print"])
+def test_a_forked_child_neither_reports_nor_writes_the_output_file(tmp_path, command):
+    path = tmp_path / "forks.py"
+    path.write_text(FORK)
+    out = tmp_path / "out.txt"
+    done = run_cli(command, "-o", str(out), str(path))  # waits for the child too: it holds the pipes
+    assert done.returncode == 0, done.stderr
+    assert sorted(done.stdout.split()) == ["child", "parent"]
+    text = out.read_text()
+    if command == "trace":
+        names = call_names(out)  # valid JSON, and only the parent's calls
+        assert "__main__.parent_only" in names and "__main__.child_only" not in names
+        assert done.stderr.count("calls recorded in") == 1
+    elif command == "count":
+        assert text.count("calls in total") == 1 and "parent_only" in text and "child_only" not in text
+    else:
+        assert "parent_only()" in text and "child_only()" not in text
+
+
+# -- exit status and tracebacks ----------------------------------------------------------------
+
+
+def test_the_traceback_shows_the_targets_frames_only(script):
+    done = run_cli("trace", "-o", os.devnull, script, "--fail")
+    assert done.returncode == 1
+    lines = done.stderr.splitlines()
+    assert lines[0] == "Traceback (most recent call last):"
+    frames = [line for line in lines if line.lstrip().startswith('File "')]
+    assert frames and all(script in line for line in frames), done.stderr
+
+
+def test_exit_statuses_as_python_gives_them(tmp_path, capsys):
+    path = tmp_path / "exits.py"
+    path.write_text("import sys\nif sys.argv[1] == 'text':\n    sys.exit('bad things')\n"
+                    "if sys.argv[1] == 'ctrl-c':\n    raise KeyboardInterrupt\nsys.exit(int(sys.argv[1]))\n")
+    assert cli.main(["count", str(path), "0"]) == 0
+    assert cli.main(["count", str(path), "3"]) == 3
+    capsys.readouterr()
+    assert cli.main(["count", str(path), "text"]) == 1
+    assert capsys.readouterr().err.startswith("bad things\n")
+    assert cli.main(["count", str(path), "ctrl-c"]) == 130
+    assert "KeyboardInterrupt" in capsys.readouterr().err
+    assert cli.main(["count", "math:sqrt", "-1"]) == 1  # a builtin raised: no frame of the target to show
+    assert capsys.readouterr().err.startswith("ValueError: math domain error\n")
+
+
+# -- output files: checked before anything is opened -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["trace", "--limit", "2", "math:sin", "1"], "argument --limit: expected a whole number >= 4, got '2'"),
+        (["trace", "--bogus", "math:sin", "1"], "unrecognized arguments: --bogus"),
+        (["trace"], "missing TARGET"),
+        (["trace", "-m", "no_such_module_xyz"], "cannot run module 'no_such_module_xyz': No module named"),
+        (["trace", "no_such_module_xyz:f"], "cannot import module 'no_such_module_xyz'"),
+        (["trace", "math:pi"], "math:pi is not callable (a float)"),
+        (["trace", "statistics:mean"], "cannot call statistics:mean(data) with these arguments: missing a required"),
+        (["count", "--top", "x", "math:sin", "1"], "argument --top: expected a whole number >= 0, got 'x'"),
+        (["print", "-k", "1x=2", "math:sin", "1"], "expected NAME=VALUE with NAME a Python identifier, got '1x=2'"),
+        (["print", "-k", "x=2", "-m", "json.tool"], "-k/--kw gives keyword arguments to a MODULE:FUNCTION target only"),
+        (["print", "-m"], "argument -m: expected one argument"),
+    ],
+)
+def test_bad_input_leaves_an_existing_output_file_alone(argv, message, tmp_path, capsys):
+    out = tmp_path / "out.json"
+    out.write_text("precious")
+    assert cli.main(argv[:1] + ["-o", str(out)] + argv[1:]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+    assert out.read_text() == "precious"
+
+
+def test_a_bad_limit_leaves_the_default_trace_file_alone(tmp_path):
+    (tmp_path / "trace.json").write_text("precious")
+    done = run_cli("trace", "--limit", "2", "math:sin", "1", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--limit" in done.stderr
+    assert (tmp_path / "trace.json").read_text() == "precious"
+
+
+def test_where_output_may_go(tmp_path, capsys):
+    assert cli.main(["trace", "-o", "-", "math:sin", "1"]) == 2
+    assert "the trace file cannot be standard output (-o -)" in capsys.readouterr().err
+    assert cli.main(["trace", "-o", str(tmp_path), "math:sin", "1"]) == 2
+    assert "it is a directory" in capsys.readouterr().err
+    assert cli.main(["trace", "-o", os.devnull, "--depth", "0", "math:sin", "1"]) == 0
+    assert "1 calls recorded (-o /dev/null: no trace file written)" in capsys.readouterr().err
+    assert cli.main(["print", "-o", "-", "--depth", "0", "math:sin", "1"]) == 0
+    assert capsys.readouterr().out == "sin(1)\n0.8414709848078965\n"
+    assert cli.main(["count", "-o", "-", "math:sin", "1"]) == 0
+    assert capsys.readouterr().out == "0.8414709848078965\n0  calls in total\n"
+    assert cli.main(["count", "-o", os.devnull, "math:sin", "1"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_a_pipe_takes_printed_calls_but_not_a_trace():
+    done = run_cli("print", "-o", "/dev/stdout", "--depth", "0", "math:sin", "1")  # stdout is a pipe here
+    assert done.returncode == 0 and "sin(1)" in done.stdout
+    done = run_cli("trace", "-o", "/dev/stdout", "math:sin", "1")
+    assert done.returncode == 2 and "it is not a regular file" in done.stderr and done.stdout == ""
+
+
+# -- progress ----------------------------------------------------------------------------------
+
+
+def test_the_progress_line():
+    assert cli.format_progress(42, 0.4) == "pycassette: 42 calls, 0 s"
+    assert cli.format_progress(12_345, 61.9) == "pycassette: 12.3 k calls, 61 s"
+    assert cli.format_progress(1_234_567, 3.2) == "pycassette: 1.2 M calls, 3 s"
+    now, calls, shown = [100.0], [0], []
+    progress = cli.Progress(lambda: calls[0], shown.append, clock=lambda: now[0], interval=1.0)
+    now[0] = 100.5
+    assert not progress.tick() and shown == []  # nothing in the first second
+    now[0], calls[0] = 101.0, 2_000_000
+    assert progress.tick() and shown == ["\rpycassette: 2.0 M calls, 1 s"]
+    now[0] = 101.5
+    assert not progress.tick()  # at most one line a second
+    now[0], calls[0] = 102.5, 7
+    assert progress.tick() and shown[-1] == "\rpycassette: 7 calls, 2 s".ljust(len(shown[0]))  # covers the longer one
+    progress.finish()
+    assert shown[-1] == "\r" + " " * (len(shown[0]) - 1) + "\r"
+
+
+def test_progress_goes_to_a_terminal_only_unless_asked(tmp_path, monkeypatch, capfd):
+    monkeypatch.setattr(cli, "PROGRESS_INTERVAL", 0.05)
+    path = tmp_path / "slow.py"
+    path.write_text("import time\nfor i in range(6):\n    time.sleep(0.05)\n")
+    assert cli.main(["count", str(path)]) == 0  # standard error is not a terminal here
+    assert "\r" not in capfd.readouterr().err
+    assert cli.main(["count", "--progress", str(path)]) == 0
+    err = capfd.readouterr().err
+    assert "\rpycassette: " in err and " calls, 0 s" in err
+    parts = err.split("\r")  # lines rewritten in place, then cleared before the report
+    assert parts[0] == "" and all(part.startswith("pycassette: ") for part in parts[1:-2])
+    assert parts[-2] == " " * max(len(part) for part in parts[1:-2]) and parts[-1].endswith("calls in total\n")
+    assert cli.main(["print", "--no-progress", "-o", os.devnull, str(path)]) == 0
+    assert "\r" not in capfd.readouterr().err
+
+
+def test_help_names_the_target_forms():
+    out = run_cli("trace", "--help").stdout
+    for words in ["-m MODULE", "MODULE:FUNCTION", "-k NAME=VALUE", "--progress", "--no-progress", "zip file"]:
+        assert words in out
+
+
+def test_a_module_that_raises_on_import_gives_its_traceback_and_status_1(tmp_path, monkeypatch, capsys):
+    (tmp_path / "cli_broken.py").write_text("def f():\n    pass\n\nraise RuntimeError('broken at import')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        assert cli.main(["count", "cli_broken:f"]) == 1
+    finally:
+        sys.modules.pop("cli_broken", None)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "Traceback (most recent call last):" and lines[-1] == "RuntimeError: broken at import"
+    assert [line for line in lines if line.lstrip().startswith('File "')] == [
+        '  File "%s", line 4, in <module>' % (tmp_path / "cli_broken.py")]

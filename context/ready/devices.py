@@ -99,8 +99,9 @@ def cupy_device():
         cupy = _import_cupy()
     except Exception as exc:  # ImportError, or a CuPy that fails to load its CUDA libraries
         raise _unavailable(
-            "GPUCtx needs CuPy, which could not be imported (%s: %s); install it with "
-            "pip install \"pycassette[gpu]\", or run on the host with GPUCtx(host_fallback=True)"
+            "GPUCtx needs CuPy, which could not be imported (%s: %s); install it with pip install cupy-cuda12x "
+            "(CuPy for CUDA 12), or pip install \"pycassette[gpu]\" where pycassette is installed (from a checkout: "
+            "pip install \".[gpu]\"), or run on the host with GPUCtx(host_fallback=True)"
             % (type(exc).__name__, exc), None, "CuPy is not installed",
         ) from exc
     try:
