@@ -47,7 +47,7 @@ def main(out=print):
         out(recorder.render())
         with open(path) as handle:
             events = json.load(handle)["traceEvents"]
-        begun = [e["name"] for e in events if e["ph"] == "B"]
+        begun = [e["name"] for e in sorted((e for e in events if e["ph"] == "X"), key=lambda e: e["ts"])]
         out("%s: %d events for the calls %s" % (os.path.basename(path), len(events), ", ".join(begun)))
     return trace, recorder.roots
 

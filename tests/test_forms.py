@@ -154,3 +154,25 @@ def test_a_with_block_in_code_that_runs_natively_is_refused_at_once():
     assert message.startswith("with Names: this block runs natively")
     assert "@ctx" in message and "overdub" in message
     assert ctx.metadata == [] and STATE.act is None
+
+
+def test_trace_ctx_with_block_traces_inside_a_run_and_warns_when_it_traced_nothing(tmp_path):
+    tracer = context.TraceCtx(keep=True)
+
+    def run():
+        with tracer:
+            helper(-2)
+        return helper(3)
+
+    assert context.overdub(context.Context(), run) == 4
+    # the block's call and the with statement's own exit; not the call after the block
+    assert [r.name.rsplit(".", 1)[-1] for r in tracer.roots] == ["helper", "__exit__"]
+    assert [r.name for r in tracer.roots[0].children] == ["abs"]
+
+    quiet = context.TraceCtx(tmp_path / "t.json")
+    with pytest.warns(RuntimeWarning, match="nothing was traced; the block runs natively"):
+        with quiet:
+            work(1)
+    with context.TraceCtx(tmp_path / "u.json") as used:  # the file-closing form stays quiet
+        context.overdub(used, work, 1)
+    assert used.calls == 3  # work, helper, abs

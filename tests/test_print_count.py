@@ -204,3 +204,14 @@ def test_count_bad_types():
     for bad in ["int", (int, "str"), (), 3]:
         with pytest.raises(TypeError, match="CountCtx: types"):
             CountCtx(bad)
+
+
+def test_count_only_counts_on_the_prehook_fast_path():
+    # timing calls needs an overdub (ProfileCtx, tests/test_profile.py); counting must not pay for it
+    assert "overdub" not in CountCtx.__dict__ and "prehook" in CountCtx.__dict__
+    from context.ready.counting import ProfileCtx
+
+    ctx, prof = CountCtx(), ProfileCtx()
+    context.overdub(ctx, top, 3)
+    context.overdub(prof, top, 3)
+    assert prof.counts == dict(ctx.counts, **{__name__ + ".top": 1})  # ProfileCtx counts the top call too

@@ -15,6 +15,8 @@ import pytest
 import context
 from context.ready.tracing import CallRecord, TraceCtx
 
+from .trace_checks import validate_trace
+
 
 def leaf(x):
     return x + 1
@@ -309,13 +311,10 @@ def test_render_and_write_during_a_run_show_the_calls_still_running(tmp_path):
             "outer", "  snapshot", "    TraceCtx.write_chrome", "    TraceCtx.render",
         ]
         assert lines[0].endswith(") -> ... (still running)") and lines[3].endswith(") -> ... (still running)")
-        assert TIME.search(lines[2]) and lines[2].endswith(") -> 6" + TIME.search(lines[2]).group())
-        events = events_of(path)
-        assert [(e["ph"], e["name"].rsplit(".", 1)[-1]) for e in events] == [
-            ("B", "outer"), ("B", "snapshot"), ("B", "write_chrome"),
-            ("E", "write_chrome"), ("E", "snapshot"), ("E", "outer"),
-        ]
-        assert events[-1]["args"] == {"unfinished": "... (still running)"}
+        assert TIME.search(lines[2]) and lines[2].endswith(") -> 3" + TIME.search(lines[2]).group())  # 3 calls written
+        events = calls(events_of(path))  # every call was running: each ends at the time of writing
+        assert [e["name"].rsplit(".", 1)[-1] for e in events] == ["outer", "snapshot", "write_chrome"]
+        assert all(e["args"]["unfinished"] == "... (still running)" for e in events)
 
 
 # -- Chrome trace files --------------------------------------------------------------------
@@ -328,41 +327,42 @@ def events_of(path):
     return doc["traceEvents"]
 
 
+def calls(events):
+    """The call events (``X``), leaving out the metadata events (``M``)."""
+    return [ev for ev in events if ev["ph"] == "X"]
+
+
 def check_events(events):
-    """B/E events balance and nest per thread, timestamps do not decrease; returns the (name, B args) begun."""
-    stacks = {}
-    last = float("-inf")
-    begun = []
+    """The events form a valid trace whose X events nest per thread; returns ``(name, args)`` of the
+    calls in the order they started."""
+    validate_trace({"traceEvents": events})
+    started = []
     for ev in events:
-        assert ev["ph"] in ("B", "E") and ev["pid"] == os.getpid()
-        assert isinstance(ev["ts"], float) and ev["ts"] >= last and ev["cat"] in ("python", "native", "operator")
-        last = ev["ts"]
-        stack = stacks.setdefault(ev["tid"], [])
-        if ev["ph"] == "B":
-            stack.append(ev["name"])
-            begun.append((ev["name"], ev["args"]["args"]))
-        else:
-            assert stack and stack.pop() == ev["name"]
-            assert len(ev["args"]) == 1 and set(ev["args"]) <= {"result", "exception"}
-    assert all(not s for s in stacks.values())
-    return begun
+        assert ev["ph"] in ("X", "M") and ev["pid"] == os.getpid()
+        if ev["ph"] == "X":
+            assert isinstance(ev["ts"], float) and isinstance(ev["dur"], float)
+            assert ev["cat"] in ("python", "native", "operator")
+            assert set(ev["args"]) - {"file", "line"} in ({"args", "result"}, {"args", "exception"})
+            started.append(ev)
+    started.sort(key=lambda ev: ev["ts"])
+    return [(ev["name"], ev["args"]["args"]) for ev in started]
 
 
 def test_write_chrome_of_a_kept_tree(tmp_path):
     _, ctx = traced(catches, 5)
     path = tmp_path / "tree.json"
-    assert ctx.write_chrome(path) == 6
+    assert ctx.write_chrome(path) == 3  # the number of calls: one event each
     events = events_of(path)
     assert check_events(events) == [
         (__name__ + ".catches", "5"), (__name__ + ".fails", "5"), ("ValueError", "'bad 5'"),
     ]
-    assert [ev["args"] for ev in events if ev["ph"] == "E"] == [
-        {"result": "ValueError('bad 5')"}, {"exception": "ValueError('bad 5')"}, {"result": "-1"},
+    xs = calls(events)  # a kept tree is written parents first
+    assert [{k: v for k, v in ev["args"].items() if k not in ("args", "file", "line")} for ev in xs] == [
+        {"result": "-1"}, {"exception": "ValueError('bad 5')"}, {"result": "ValueError('bad 5')"},
     ]
-    assert [ev["cat"] for ev in events if ev["ph"] == "B"] == ["python", "python", "native"]
-    assert {ev["tid"] for ev in events} == {threading.get_native_id()}
-    b, e = events[0], events[-1]
-    assert abs((e["ts"] - b["ts"]) - ctx.roots[0].seconds * 1e6) < 0.01
+    assert [ev["cat"] for ev in xs] == ["python", "python", "native"]
+    assert {ev["tid"] for ev in xs} == {threading.get_native_id()}
+    assert abs(xs[0]["dur"] - ctx.roots[0].seconds * 1e6) < 0.01
 
 
 def test_streamed_file_is_valid_after_each_run_and_after_close(tmp_path):
@@ -372,11 +372,11 @@ def test_streamed_file_is_valid_after_each_run_and_after_close(tmp_path):
     context.overdub(ctx, top, 3)
     first = events_of(path)  # the file is still open: valid anyway
     assert [name for name, _ in check_events(first)] == [__name__ + n for n in (".top", ".middle", ".leaf", ".leaf")]
-    assert [ev["args"] for ev in first if ev["ph"] == "B"][-1] == {"args": "x=3"}
+    assert check_events(first)[-1] == (__name__ + ".leaf", "x=3")
     context.overdub(ctx, f, 2, 3, 4)
     second = events_of(path)
-    assert second[: len(first)] == first and len(second) == len(first) + 2
-    assert second[-1]["args"] == {"result": "18"}
+    assert second[: len(first)] == first and len(second) == len(first) + 1
+    assert second[-1]["args"]["result"] == "18"
     ctx.close()
     ctx.close()  # twice is fine
     assert events_of(path) == second
@@ -392,7 +392,7 @@ def test_streamed_file_is_valid_after_an_escaping_exception(tmp_path):
             context.overdub(ctx, fails, 7)
         events = events_of(path)
         assert check_events(events) == [(__name__ + ".fails", "7"), ("ValueError", "'bad 7'")]
-        assert events[-1]["args"] == {"exception": "ValueError('bad 7')"}
+        assert events[-1]["args"]["exception"] == "ValueError('bad 7')"  # the top call ends last
         context.overdub(ctx, leaf, 1)
     assert len(check_events(events_of(path))) == 3
 
@@ -404,12 +404,14 @@ def test_stream_and_keep_together_with_operators_and_filters(tmp_path):
     assert [r.callee for r in walk(ctx.roots)] == [f, operator.mul, operator.mul]
     events = events_of(path)
     assert [name for name, _ in check_events(events)] == [__name__ + ".f", "operator.mul", "operator.mul"]
-    assert [ev["cat"] for ev in events if ev["ph"] == "B"] == ["python", "operator", "operator"]
+    assert [ev["cat"] for ev in calls(events)] == ["operator", "operator", "python"]  # streamed as calls end
     again = tmp_path / "again.json"
-    ctx.write_chrome(again)
-    assert [(e["ph"], e["name"], e["args"]) for e in events_of(again)] == [
-        (e["ph"], e["name"], e["args"]) for e in events
-    ]
+    ctx.write_chrome(again)  # the same events and times, parents first
+
+    def by_time(events):
+        return sorted(calls(events), key=lambda e: e["ts"])
+
+    assert by_time(events_of(again)) == by_time(events)
 
 
 def test_streaming_keeps_no_records(tmp_path):
@@ -433,7 +435,7 @@ def test_streaming_keeps_no_records(tmp_path):
     assert ctx_large.roots == [] and ctx_large.calls == (2 + 10) + (2 + 100_000)  # loop, range, the leaves
     assert large - small < 1_000_000, (small, large)  # keeping 80k more records would take several MB
     events = events_of(tmp_path / "loop100000.json")
-    assert len(events) == 2 * ctx_large.calls
+    assert len(calls(events)) == ctx_large.calls
     check_events(events)
 
 
@@ -446,10 +448,12 @@ def test_events_carry_the_thread_id(tmp_path):
             context.overdub(ctx, leaf, 1)
         seen.append(threading.get_native_id())
 
-    t = threading.Thread(target=worker)
+    t = threading.Thread(target=worker, name="tracing-worker")
     t.start()
     t.join()
-    assert {ev["tid"] for ev in events_of(path)} == set(seen)
+    events = events_of(path)
+    assert {ev["tid"] for ev in calls(events)} == set(seen)
+    assert [ev["args"]["name"] for ev in events if ev["name"] == "thread_name"] == ["tracing-worker"]
 
 
 # -- bad input -----------------------------------------------------------------------------

@@ -1,78 +1,252 @@
-"""Chrome trace-event JSON, written as a stream: the file format behind ``TraceCtx(file)``.
+"""Chrome trace-event JSON files: the format behind ``TraceCtx(file)`` and ``TraceCtx.save``.
 
-The file is the format's object form::
+The file is the format's object form, one complete event (``"ph": "X"``) per call::
 
     {"displayTimeUnit": "ms", "otherData": {...}, "traceEvents": [
-    {"ph": "B", "name": "tomllib._parser.loads", "cat": "python", "ts": 0.0, "pid": 1, "tid": 1, "args": {...}},
+    {"ph": "M", "name": "process_name", "ts": 0, "pid": 4242, "tid": 4242, "args": {"name": "python"}},
+    {"ph": "M", "name": "thread_name", "ts": 0, "pid": 4242, "tid": 4242, "args": {"name": "MainThread"}},
+    {"ph": "X", "name": "mod.leaf", "cat": "python", "ts": 12.345, "dur": 1.250, "pid": 4242, "tid": 4242,
+     "args": {"args": "3", "result": "4", "file": "/src/mod.py", "line": 7}},
     ...
     ]}
 
-Each call is a pair of duration events, ``"B"`` when it starts and ``"E"`` when it ends,
-written in the order they happen, so they nest like the calls (per thread) while the
-file is being written. ``ts`` is in microseconds since the start of the trace.
-``checkpoint()`` writes the closing ``]}`` and moves back over it, so the file is a
-complete JSON document between runs even if ``close()`` is never called; the next
-event overwrites the trailer.
+``ts`` and ``dur`` are in microseconds (three decimals: nanoseconds) since the start of
+the trace. Metadata events (``"ph": "M"``) name the process and each thread, so every
+thread is a named track.
 
-Perfetto (ui.perfetto.dev), ``chrome://tracing`` and speedscope read these files.
-Two rules keep all three happy: every ``"E"`` event repeats its ``"B"`` event's name
-(speedscope matches them by name), and timestamps strictly increase within the file
-(the writer moves a tie forward by a nanosecond: speedscope orders events with equal
-timestamps by guesswork).
+Order. A streamed file gets each call's event when the call *ends*, so children come
+before their parents. The format allows it: Perfetto and ``chrome://tracing`` sort
+complete events by time, and speedscope (which turns each ``X`` event into a begin and
+an end, sorts them by time and nests equal times by duration) too. A tree written from
+memory is written parents first. Within one thread every begin and every end gets its own
+timestamp, strictly increasing in the order they happened (a reading equal to the
+previous one moves forward by a nanosecond), so intervals nest strictly and no viewer has
+to guess the order of equal timestamps (older speedscope versions did, by guesswork).
+speedscope names a frame after the event's name *and* its ``args``, so calls with other
+arguments or results are other frames in its aggregated views.
+
+Writing. ``ChromeTraceWriter`` either streams events to the file (the default), or, with
+``max_events=N``, keeps the last ``N`` call events in a ring and writes the whole file
+at checkpoints and on close. The streamed file is written in place and stays valid
+between top-level runs: ``checkpoint()`` writes the trailer ``]}`` after the last
+complete event, and the next write first cuts the trailer off again. A write that fails
+or is interrupted (Ctrl-C) is undone by truncating the file back to the last complete
+event, so the trailer never follows a partial event: at any moment the file is either a
+complete document or visibly cut short (no trailer). Whole files (the ring, ``save``) are
+written to a temporary file in the same directory and renamed over the target with
+``os.replace``. When writing fails (a full disk), the writer stops, removes its file (a
+partial trace that parses would look complete), and reports the error once, as a
+``TraceFileWarning``, at the next checkpoint or on close: the traced program goes on.
 """
 
 import json
 import os
+import sys
+import threading
 import time
+import warnings
+from collections import deque
 from json.encoder import encode_basestring_ascii as _json_str  # a str as a JSON string literal (ASCII)
 
 TRAILER = b"\n]}\n"
+WARN_BYTES = 100_000_000  # a file passing this size warns once (``ChromeTraceWriter.warn_bytes``)
 
 
-def open_trace_file(path):
-    """Create (or truncate) ``path`` for writing; a failure names the path."""
+class TraceFileWarning(RuntimeWarning):
+    """A trace file could not be written, grew large, or dropped events (``max_events``)."""
+
+
+def _check_path(path):
     try:
-        path = os.fspath(path)
+        return os.fspath(path)
     except TypeError:
         raise TypeError("trace file: expected None, a str or an os.PathLike path, got %s %r"
                         % (type(path).__name__, path)) from None
+
+
+def _path_error(exc, path):
+    """``exc`` (an OSError) again, its message naming ``path`` (and a missing directory)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    why = exc.strerror or str(exc)
+    if not os.path.isdir(folder):
+        why = "the directory %s does not exist" % folder
+    return type(exc)(exc.errno, "cannot write the trace file %s: %s" % (path, why), path)
+
+
+def open_trace_file(path):
+    """Create (or truncate) ``path`` for writing, unbuffered; a failure names the path."""
+    path = _check_path(path)
     try:
-        return path, open(path, "wb", buffering=1 << 16)
+        return path, open(path, "wb", buffering=0)
     except OSError as exc:
-        folder = os.path.dirname(os.path.abspath(path))
-        why = exc.strerror or str(exc)
-        if not os.path.isdir(folder):
-            why = "the directory %s does not exist" % folder
-        raise type(exc)(exc.errno, "cannot write the trace file %s: %s" % (path, why), path) from None
+        raise _path_error(exc, path) from None
+
+
+def atomic_write(path, chunks):
+    """Write the byte strings ``chunks`` to ``path`` through a temporary file in the same directory.
+
+    The target is replaced (``os.replace``) only once everything is written: a failure or
+    an interruption leaves it as it was, and removes the temporary file. Returns the size.
+    """
+    path = _check_path(path)
+    folder, base = os.path.split(os.path.abspath(path))
+    tmp = os.path.join(folder, ".%s.%d.%s.tmp" % (base, os.getpid(), os.urandom(4).hex()))
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    except OSError as exc:
+        raise _path_error(exc, path) from None
+    size = 0
+    try:
+        with open(fd, "wb", buffering=1 << 16) as fh:
+            for chunk in chunks:
+                fh.write(chunk)
+                size += len(chunk)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        raise
+    return size
+
+
+def _write_all(fh, data):
+    """Write ``data`` to the unbuffered file ``fh``, however many calls it takes."""
+    view = memoryview(data)
+    while view:
+        view = view[fh.write(view):]
+
+
+def event_head(name, cat):
+    """The JSON text of an event's name and category (cached by the callers)."""
+    return '"name": %s, "cat": %s, ' % (_json_str(name), _json_str(cat))
+
+
+def event_tail(file=None, line=None):
+    """The JSON text closing a call event's ``args``: its source file and first line, if any."""
+    if file is None:
+        return "}"
+    return ', "file": %s, "line": %d}' % (_json_str(file), line)
+
+
+_KEYS = {key: _json_str(key) for key in ("result", "exception", "unfinished")}
+
+
+def complete_event(head, start, dur, ids, args_text, key, text, receiver, tail):
+    """One ``X`` event: ``start`` and ``dur`` in ns (>= 0), ``ids`` the pid/tid JSON text."""
+    return '{"ph": "X", %s"ts": %d.%03d, "dur": %d.%03d, %s"args": {"args": %s, %s: %s%s%s}' % (
+        head, start // 1000, start % 1000, dur // 1000, dur % 1000, ids, _json_str(args_text),
+        _KEYS.get(key) or _json_str(key), _json_str(text),
+        "" if receiver is None else ', "self": %s' % _json_str(receiver), tail)
+
+
+def metadata_event(what, pid, tid, name):
+    """A ``process_name`` or ``thread_name`` event."""
+    return '{"ph": "M", "name": "%s", "ts": 0, "pid": %d, "tid": %d, "args": {"name": %s}}' % (
+        what, pid, tid, _json_str(name))
+
+
+def process_name():
+    """The name shown for this process: the program's file name (``sys.argv[0]``), else ``python``."""
+    argv0 = sys.argv[0] if sys.argv and isinstance(sys.argv[0], str) else ""
+    if argv0 in ("", "-", "-c"):
+        return "python"
+    base = os.path.basename(argv0)
+    if base == "__main__.py":  # python -m package: the package's name
+        base = os.path.basename(os.path.dirname(argv0)) or base
+    return base
+
+
+def _header(other_data):
+    header = {"displayTimeUnit": "ms", "otherData": dict(other_data or {})}
+    return json.dumps(header)[:-1].encode() + b', "traceEvents": [\n'
+
+
+def document(events, other_data=None):
+    """The chunks (bytes) of a whole trace file holding the JSON texts ``events``."""
+    yield _header(other_data)
+    batch = []
+    first = True
+    for ev in events:
+        batch.append(ev)
+        if len(batch) >= 1024:
+            yield (b"" if first else b",\n") + ",\n".join(batch).encode()
+            first = False
+            batch.clear()
+    if batch:
+        yield (b"" if first else b",\n") + ",\n".join(batch).encode()
+    yield TRAILER
 
 
 class ChromeTraceWriter:
-    """Streams duration events to a Chrome trace-event JSON file.
+    """Writes call events to a Chrome trace-event JSON file, streamed or from a ring of the last ones.
 
-    ``begin(name, cat, args_text, ns)`` opens an event and ``end(key, text, ns)`` closes
-    the innermost open one (``key`` is ``"result"`` or ``"exception"``); ``ns`` are
-    ``time.perf_counter_ns()`` readings, shown relative to ``t0_ns``. Events carry
-    ``pid`` and ``tid`` (set ``tid`` before writing events of another thread).
-    Events are written in batches; ``checkpoint()`` writes them and makes the file a
-    complete document; ``close()`` ends the events still open, finishes the file and
-    closes it (twice is fine).
+    ``thread(tid, name)`` says which thread the next events belong to (and names its track);
+    ``begin(head, args_text, ns, receiver=None, tail="}")`` opens a call (``head`` from
+    ``event_head``, ``tail`` from ``event_tail``; ``receiver`` is the text of its ``self`` or
+    None) and ``end(key, text, ns)`` closes the innermost open one (``key`` is ``"result"``
+    or ``"exception"``), making its event; ``ns`` are ``time.perf_counter_ns()`` readings,
+    shown relative to ``t0_ns``.
+    ``checkpoint()`` makes the file a complete document; ``close()`` ends the calls still
+    open, finishes the file and closes it (twice is fine).
+
+    ``max_events=N`` keeps only the last ``N`` call events (metadata events are always
+    kept) and writes the whole file from them: on ``close()``, and at a checkpoint unless
+    rewriting the file so often would take more than about a fifth of the time.
+    ``error`` is the ``OSError`` that stopped the writing, if any; ``events`` the number of
+    call events made, ``dropped`` the number the ring let go.
     """
 
     BATCH = 512  # events held in memory before they are written
+    warn_bytes = WARN_BYTES
 
-    def __init__(self, path, *, t0_ns=None, other_data=None):
-        self.path, self._fh = open_trace_file(path)
+    def __init__(self, path, *, t0_ns=None, other_data=None, max_events=None, process=None):
+        if max_events is not None and (type(max_events) is not int or max_events < 1):
+            raise ValueError("max_events must be None or an int >= 1, got %r" % (max_events,))
         self.t0_ns = time.perf_counter_ns() if t0_ns is None else t0_ns
         self.pid = os.getpid()
-        self.events = 0
-        self._open = []  # the name and category (JSON text) of each event begun and not yet ended
-        self._heads = {}  # (name, cat) -> that JSON text
-        self._last_ns = -1  # the last timestamp written, relative to t0_ns: the next one is later
-        self._batch = []
-        self._resume_at = None  # where the trailer starts, after a checkpoint
+        self.max_events = max_events
+        self.events = 0  # call events made
+        self.error = None
+        self._reported = False  # the error was warned about
+        self._size_warned = False
+        self._open = []  # per call begun and not yet ended: (head, start, ids, args_text, receiver, tail)
+        self._pending = []  # warnings that could not be given when they arose (warnings made errors)
+        self._last_ns = -1  # the last timestamp given, relative to t0_ns: the next one is later
+        self._other = dict(other_data or {})
+        self._meta = [metadata_event("process_name", self.pid, self.pid, process or process_name())]
+        self._threads = {}  # tid -> name, as announced
+        self._batch = []  # streaming: events not yet written
+        self._ring = None if max_events is None else deque(maxlen=max_events)
+        self._written_at = self._write_cost = 0  # the ring: when it was last written, and how long that took
+        self._dirty_ring = True
         self.tid = 0
-        header = {"displayTimeUnit": "ms", "otherData": dict(other_data or {})}
-        self._fh.write(json.dumps(header)[:-1].encode() + b', "traceEvents": [\n')
+        self.path = _check_path(path)
+        if self._ring is None:
+            self.path, self._fh = open_trace_file(self.path)
+            self._good = 0  # the file's bytes up to the end of the last complete event
+            self._count = 0  # events in the file
+            self._trailer = False  # the trailer follows self._good
+            try:
+                _write_all(self._fh, _header(self._other))
+            except OSError as exc:
+                self._fail(exc)
+                raise _path_error(exc, self.path) from None
+            self._good = self._fh.tell()
+            self._batch.extend(self._meta)
+        else:
+            self._fh = True  # open: no file handle, the file is written whole
+            self._other["max_events"] = max_events
+            self._write_ring()  # an empty document: the path is checked now, and the file is valid
+            self._write_cost = 0  # the first run's checkpoint writes
+        self._reported = True  # a failure now is raised, not warned about
+        self.checkpoint()
+        if self.error is not None:
+            raise _path_error(self.error, self.path)
+        self._reported = False
+
+    # -- events ----------------------------------------------------------------------------
 
     @property
     def tid(self):
@@ -83,94 +257,273 @@ class ChromeTraceWriter:
         self._tid = tid
         self._ids = '"pid": %d, "tid": %d, ' % (self.pid, tid)
 
+    def thread(self, tid=None, name=None):
+        """The next events are the thread ``tid``'s (default: this one), named ``name`` once per tid."""
+        if tid is None:
+            tid = threading.get_native_id()
+        if name is None:
+            name = threading.current_thread().name
+        self.tid = tid
+        if self._threads.get(tid) != name:
+            self._threads[tid] = name
+            event = metadata_event("thread_name", self.pid, tid, name)
+            self._meta.append(event)
+            if self._ring is None:
+                self._queue(event)
+            else:
+                self._dirty_ring = True
+
     @property
     def closed(self):
         return self._fh is None
 
-    def _event(self, ph, head, ns, args):
-        """Queue one event: ``ph``, its name and category (``head``), the time ``ns``, ``args`` (JSON text)."""
+    @property
+    def dropped(self):
+        """Call events the ring (``max_events``) let go."""
+        return 0 if self._ring is None else self.events - len(self._ring)
+
+    def _time(self, ns):
         ns -= self.t0_ns
-        if ns <= self._last_ns:  # strictly increasing: equal timestamps would be ordered by guesswork
+        if ns <= self._last_ns:  # strictly increasing: nesting never depends on the order of equal times
             ns = self._last_ns + 1
         self._last_ns = ns
+        return ns
+
+    def begin(self, head, args_text, ns, receiver=None, tail="}"):
+        """Open a call: ``head`` (``event_head``), its arguments as text, the receiver's text or None."""
+        if self._fh is not None:
+            self._open.append((head, self._time(ns), self._ids, args_text, receiver, tail))
+
+    def end(self, key, text, ns):
+        """Close the innermost open call, with ``{key: text}`` among its arguments: its event is made."""
+        if self._fh is None or not self._open:
+            return
+        head, start, ids, args_text, receiver, tail = self._open.pop()
+        ns -= self.t0_ns
+        if ns <= self._last_ns:
+            ns = self._last_ns + 1
+        self._last_ns = ns
+        event = complete_event(head, start, ns - start, ids, args_text, key, text, receiver, tail)
+        self.events += 1
+        if self._ring is None:
+            self._queue(event)
+        else:
+            self._ring.append(event)
+            self._dirty_ring = True
+
+    def _queue(self, event):
         batch = self._batch
-        batch.append('{"ph": "%s", %s"ts": %d.%03d, %s"args": %s}' % (ph, head, ns // 1000, ns % 1000, self._ids, args))
+        batch.append(event)
         if len(batch) >= self.BATCH:
             self._flush_batch()
 
+    # -- the streamed file -----------------------------------------------------------------
+
+    def _append(self, data):
+        """Add ``data`` after the last complete event; undone if it fails or is interrupted. Returns success."""
+        fh = self._fh
+        good = self._good
+        try:
+            fh.seek(good)
+            if self._trailer or os.fstat(fh.fileno()).st_size != good:
+                fh.truncate()  # the trailer, or what an interrupted write left
+                self._trailer = False
+            _write_all(fh, data)
+            self._good = good + len(data)
+        except OSError as exc:
+            self._fail(exc)
+            return False
+        except BaseException:  # Ctrl-C: cut what was written, so the trailer never follows a partial event
+            try:
+                fh.seek(good)
+                fh.truncate()
+            except BaseException:
+                pass
+            raise
+        if self._good > self.warn_bytes and not self._size_warned:
+            self._size_warned = True
+            self._warn("the trace file %s is over %d MB (%d calls so far); max_events=, max_depth=, include= "
+                       "or exclude= keep it smaller" % (self.path, self.warn_bytes // 1_000_000, self.events),
+                       now=True)
+        return True
+
     def _flush_batch(self):
         batch = self._batch
-        if not batch:
+        if not batch or self._fh is None:
             return
+        data = ",\n".join(batch).encode()
+        if self._count:
+            data = b",\n" + data
+        if self._append(data):
+            self._count += len(batch)
+            batch.clear()
+
+    def _fail(self, exc):
+        """Writing failed: stop, and remove the file (a partial trace that parses would look complete)."""
+        self.error = exc
+        fh, self._fh = self._fh, None
+        self._batch.clear()
+        self._open.clear()
+        if self._ring is not None:
+            self._ring.clear()
+        if fh is not True and fh is not None:
+            try:
+                fh.close()
+            except OSError:
+                pass
+        try:
+            os.remove(self.path)
+        except OSError:
+            pass
+
+    def _warn(self, message, now=False):
+        """Warn; ``now`` (in the middle of a run): if warnings are errors, at the next checkpoint instead,
+        so that the traced program never sees the exception."""
+        if now:
+            try:
+                warnings.warn("TraceCtx: " + message, TraceFileWarning, stacklevel=5)
+            except Exception:
+                self._pending.append(message)
+            return
+        warnings.warn("TraceCtx: " + message, TraceFileWarning, stacklevel=4)
+
+    def _report(self):
+        while self._pending:
+            self._warn(self._pending.pop(0))
+        if self.error is not None and not self._reported:
+            self._reported = True
+            why = self.error.strerror or str(self.error)
+            self._warn("could not write the trace file %s (%s); the file was removed, and the run went on "
+                       "without it" % (self.path, why))
+
+    # -- the ring --------------------------------------------------------------------------
+
+    def _write_ring(self):
+        other = dict(self._other)
+        other["dropped_events"] = self.dropped
+        started = time.perf_counter_ns()
+        size = atomic_write(self.path, document(self._all_events(), other))
+        self._written_at = time.perf_counter_ns()
+        self._write_cost = self._written_at - started
+        self._dirty_ring = False
+        if size > self.warn_bytes and not self._size_warned:
+            self._size_warned = True
+            self._warn("the trace file %s is over %d MB; a smaller max_events keeps it smaller"
+                       % (self.path, self.warn_bytes // 1_000_000))
+
+    def _all_events(self):
+        yield from self._meta
+        yield from self._ring
+
+    def _checkpoint_ring(self, final):
+        if not self._dirty_ring:
+            return
+        if not final and time.perf_counter_ns() - self._written_at < 4 * self._write_cost:
+            return  # rewritten recently: writing at every run would cost more than a fifth of the time
+        try:
+            self._write_ring()
+        except OSError as exc:
+            self._fail(exc)
+
+    # -- checkpoints -----------------------------------------------------------------------
+
+    def checkpoint(self, final=False):
+        """Write what is queued and make the file a complete document (a ring: see the class)."""
         fh = self._fh
-        if self._resume_at is not None:  # overwrite the trailer written by the last checkpoint
-            fh.seek(self._resume_at)
-            self._resume_at = None
-            fh.write(b",\n")
-        elif self.events:
-            fh.write(b",\n")
-        fh.write(",\n".join(batch).encode())
-        self.events += len(batch)
-        batch.clear()
-
-    def begin(self, name, cat, args_text, ns):
-        """Open an event for a call of ``name`` (a str) in category ``cat``, showing its arguments."""
-        if self._fh is None:
+        if fh is None:
+            self._report()
             return
-        head = self._heads.get((name, cat))
-        if head is None:
-            head = self._heads[(name, cat)] = '"name": %s, "cat": %s, ' % (_json_str(name), _json_str(cat))
-        self._open.append(head)
-        self._event("B", head, ns, '{"args": %s}' % _json_str(args_text))
-
-    def end(self, key, text, ns):
-        """Close the innermost open event, with ``{key: text}`` as its arguments."""
-        if self._fh is not None and self._open:
-            self._event("E", self._open.pop(), ns, "{%s: %s}" % (_json_str(key), _json_str(text)))
-
-    def checkpoint(self):
-        """Write the queued events and the closing ``]}``, and flush: the file is now a complete document."""
-        fh = self._fh
-        if fh is None or (self._resume_at is not None and not self._batch):
-            return
-        self._flush_batch()
-        self._resume_at = fh.tell()
-        fh.write(TRAILER)
-        fh.truncate()
-        fh.flush()
+        if self._ring is not None:
+            self._checkpoint_ring(final)
+        elif self._batch or not self._trailer:
+            self._flush_batch()
+            if self._fh is not None and not self._batch:
+                try:
+                    fh.seek(self._good)
+                    _write_all(fh, TRAILER)
+                    fh.truncate()  # anything after it, left by an interrupted write
+                    self._trailer = True
+                except OSError as exc:
+                    self._fail(exc)
+        self._report()
 
     def close(self):
-        """End the events still open (their calls had not returned), finish the file and close it."""
+        """End the calls still open (they had not returned), finish the file and close it."""
         if self._fh is None:
+            self._report()
             return
         ns = time.perf_counter_ns()
         while self._open:
             self.end("unfinished", "the trace was closed before this call returned", ns)
-        self.checkpoint()
-        fh, self._fh = self._fh, None
-        fh.close()
+        try:
+            self.checkpoint(final=True)
+        finally:
+            fh, self._fh = self._fh, None
+            if fh is not True and fh is not None:
+                fh.close()
+        if self.error is None and self.dropped:
+            self._warn("max_events=%d kept the last %d of %d calls in %s; %d were dropped"
+                       % (self.max_events, len(self._ring), self.events, self.path, self.dropped))
 
 
-def write_tree(path, roots, *, t0_ns, describe, outcome, tid=0, other_data=None):
+def write_records(path, roots, *, t0_ns, describe, outcome, threads=(), other_data=None, tid=None):
     """Write the call records ``roots`` (and their children) to ``path`` as a Chrome trace file.
 
-    ``describe(record)`` gives ``(name, cat, args_text)`` for a record's ``B`` event and
-    ``outcome(record)`` gives ``(key, text)`` for its ``E`` event. A record whose call is
-    still running (``end_ns`` None) ends at the time of writing. Returns the number of events.
+    ``describe(record)`` gives ``(head, args_text, receiver_text_or_None, tail)`` and
+    ``outcome(record)`` gives ``(key, text)``. ``threads`` lists ``(first root index, tid,
+    thread name)`` for the roots from that index on (default: this thread). A record whose
+    call is still running (``end_ns`` None) ends at the time of writing. Events are written
+    parents first, through a temporary file (``atomic_write``). Returns the number of call events.
     """
-    writer = ChromeTraceWriter(path, t0_ns=t0_ns, other_data=other_data)
-    writer.tid = tid
-    try:
-        todo = [(False, r) for r in reversed(roots)]
-        while todo:
-            closing, rec = todo.pop()
-            if closing:
+    pid = os.getpid()
+    threads = [t for t in threads if t[0] < len(roots)]
+    if not threads or threads[0][0] != 0:
+        threads.insert(0, (0, threading.get_native_id() if tid is None else tid, threading.current_thread().name))
+    meta = [metadata_event("process_name", pid, pid, process_name())]
+    named = {}
+    for _, t, name in threads:
+        if named.get(t) != name:
+            named[t] = name
+            meta.append(metadata_event("thread_name", pid, t, name))
+    now = time.perf_counter_ns()
+    count = [0]
+
+    def events():
+        yield from meta
+        bounds = [i for i, _, _ in threads[1:]] + [len(roots)]
+        for (first, t, _), stop in zip(threads, bounds):
+            ids = '"pid": %d, "tid": %d, ' % (pid, t)
+            times = _strict_times(roots[first:stop], t0_ns, now)
+            todo = list(reversed(roots[first:stop]))
+            while todo:
+                rec = todo.pop()
+                start, end = times[id(rec)]
+                head, args_text, receiver, tail = describe(rec)
                 key, text = outcome(rec)
-                writer.end(key, text, rec.end_ns if rec.end_ns is not None else time.perf_counter_ns())
-            else:
-                writer.begin(*describe(rec), rec.start_ns)
-                todo.append((True, rec))
-                todo.extend([(False, c) for c in reversed(rec.children)])
-    finally:
-        writer.close()
-    return writer.events
+                count[0] += 1
+                yield complete_event(head, start, end - start, ids, args_text, key, text, receiver, tail)
+                todo.extend(reversed(rec.children))
+
+    atomic_write(path, document(events(), other_data))
+    return count[0]
+
+
+def _strict_times(roots, t0_ns, now):
+    """``{id(record): (start, end)}`` relative to ``t0_ns``, strictly increasing in the order of the calls."""
+    times = {}
+    last = -1
+    todo = [(False, r) for r in reversed(roots)]
+    while todo:
+        closing, rec = todo.pop()
+        if closing:
+            ns = (rec.end_ns if rec.end_ns is not None else now) - t0_ns
+            ns = last + 1 if ns <= last else ns
+            times[id(rec)] = (times[id(rec)], ns)
+        else:
+            ns = rec.start_ns - t0_ns
+            ns = last + 1 if ns <= last else ns
+            times[id(rec)] = ns
+            todo.append((True, rec))
+            todo.extend([(False, c) for c in reversed(rec.children)])
+        last = ns
+    return times

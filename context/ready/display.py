@@ -2,7 +2,8 @@
 
 import reprlib
 import weakref
-from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
+from functools import partial
+from types import BuiltinFunctionType, CodeType, FunctionType, MethodType, ModuleType
 
 _REPR = reprlib.Repr()
 _REPR.maxstring = 60
@@ -100,3 +101,20 @@ def format_arguments(args, kwargs, limit=80):
     shown.extend("%s=%s" % (k, short_repr(v, limit)) for k, v in kwargs.items())
     return ", ".join(shown)
 
+
+def code_of(f):
+    """The code object that a call of ``f`` runs first, if it is a Python function (else None)."""
+    for _ in range(8):  # a method of a partial of a method ...: a few levels
+        kind = type(f)
+        if kind is FunctionType:
+            return f.__code__
+        if kind is MethodType:
+            f = f.__func__
+        elif kind is partial:
+            f = f.func
+        elif isinstance(f, type) or kind is BuiltinFunctionType:
+            return None
+        else:
+            code = getattr(getattr(kind, "__call__", None), "__code__", None)
+            return code if type(code) is CodeType else None
+    return None

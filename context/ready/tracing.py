@@ -2,20 +2,24 @@
 
 Each call seen under the context becomes a ``CallRecord`` (callee, arguments, result or
 exception, start and end time), attached to the call that made it. ``TraceCtx(file)``
-streams the calls to a Chrome trace-event file as they happen (see ``chrome.py``)
-instead of, or as well as, keeping them in memory.
+writes the calls to a Chrome trace-event file as they end (see ``chrome.py``) instead
+of, or as well as, keeping them in memory; ``TraceCtx.save`` writes a kept tree as a
+Chrome trace or as an HTML flame graph (see ``flamegraph.py``).
 """
 
+import os
 import platform
 import sys
-from threading import get_native_id
+import warnings
+from functools import partial
+from threading import current_thread, get_native_id
 from time import perf_counter_ns
-from types import BuiltinFunctionType
+from types import BuiltinFunctionType, CodeType, FunctionType, MethodType, ModuleType
 
 from ..base import Context
 from ..state import STATE as _STATE
-from .chrome import ChromeTraceWriter, write_tree
-from .display import callee_key, callee_name, format_arguments, short_repr
+from .chrome import ChromeTraceWriter, event_head, event_tail, write_records
+from .display import code_of, callee_key, callee_name, format_arguments, short_repr
 from .filters import CalleeFilter
 from .options import OperatorsOption, check_max_depth
 from .tree import outcome_text, render_tree
@@ -69,6 +73,43 @@ class CallRecord:
         return "<CallRecord %s, %d children>" % (render_tree([self], max_depth=0, limit=40), len(self.children))
 
 
+class _Roots(list):
+    """``TraceCtx.roots``: a list that notes the thread of the runs its roots come from.
+
+    ``threads`` lists ``(index of the first root, native thread id, thread name)`` each time
+    the thread changes. Only roots are appended here, so the calls inside pay nothing.
+    """
+
+    __slots__ = ("threads",)
+
+    def __init__(self):
+        super().__init__()
+        self.threads = []
+
+    def append(self, rec):
+        tid = get_native_id()
+        threads = self.threads
+        if not threads or threads[-1][1] != tid or threads[-1][0] > len(self):
+            threads.append((len(self), tid, current_thread().name))
+        list.append(self, rec)
+
+
+_NO_RECEIVER = object()
+
+
+def receiver_of(f):
+    """The object a method is bound to (its ``self``), or ``_NO_RECEIVER``."""
+    kind = type(f)
+    if kind is MethodType:
+        return f.__self__
+    if kind is BuiltinFunctionType:
+        owner = f.__self__
+        return _NO_RECEIVER if owner is None or type(owner) is ModuleType else owner
+    if kind.__name__ == "method-wrapper":
+        return f.__self__
+    return _NO_RECEIVER
+
+
 def _check_limit(limit):
     if limit is not None and (type(limit) is not int or limit < 4):
         raise ValueError("TraceCtx: limit must be None or an int >= 4 (characters per value shown), got %r" % (limit,))
@@ -78,40 +119,57 @@ def _check_limit(limit):
 class TraceCtx(OperatorsOption, Context):
     """Records the call tree of everything run under it: callee, arguments, result or exception, wall time.
 
-    ``file``: a path to stream a Chrome trace-event JSON file to (Perfetto, ``chrome://tracing``,
-    speedscope); after every top-level run the file is a complete JSON document.
+    ``file``: a path to write a Chrome trace-event JSON file to (Perfetto, ``chrome://tracing``,
+    speedscope), one complete event per call, written as the call ends; after every
+    top-level run the file is a complete JSON document. ``max_events=N`` (with a file)
+    keeps only the last ``N`` calls in the file, written at checkpoints and on close.
     ``keep``: keep the tree in memory as ``roots`` (default: only when there is no ``file``).
     ``max_depth``: calls deeper than this (the top call is depth 0) are not recorded and run
     natively. ``include``/``exclude``: which callees are recorded (see
     ``context.ready.filters.CalleeFilter``); a call not recorded still runs under the context,
     and the recorded calls inside it attach to its nearest recorded ancestor.
     ``operators=True`` records ``a * b`` as a call of ``operator.mul``. ``limit``: characters
-    per argument or result shown in the tree and in the file.
+    per argument or result shown in the tree and in the file. ``receivers=True`` also shows
+    the object a method is bound to (``self``) in the trace files, as ``args.self``.
+
+    A file that cannot be written (a full disk) does not stop the traced program: the
+    file is removed, ``file_error`` holds the ``OSError``, and a ``TraceFileWarning`` says so
+    once, at the end of the run.
 
     Not thread safe: one ``TraceCtx`` must not run in two threads at once.
     """
 
-    def __init__(self, file=None, *, keep=None, max_depth=None, include=None, exclude=None, operators=False, limit=80):
+    def __init__(self, file=None, *, keep=None, max_depth=None, include=None, exclude=None, operators=False,
+                 limit=80, max_events=None, receivers=False):
         super().__init__(metadata=None)
         self.max_depth = check_max_depth(max_depth, "TraceCtx")
         self.filter = CalleeFilter(include, exclude)
         self.limit = _check_limit(limit)
+        if max_events is not None:
+            if type(max_events) is not int or max_events < 1:
+                raise ValueError("TraceCtx: max_events must be None or an int >= 1 (calls kept in the file), "
+                                 "got %r" % (max_events,))
+            if file is None:
+                raise ValueError("TraceCtx: max_events applies to a trace file: pass a file too")
+        self.max_events = max_events
+        self.receivers = bool(receivers)
         self.keep = (file is None) if keep is None else bool(keep)
-        self.roots = []
+        self.roots = _Roots()
         self._calls = 0  # counted on the general path; the lean path counts the kept tree
         self.t0_ns = perf_counter_ns()
         self.tid = get_native_id()
         self._lists = [self.roots]  # per open call, where the calls it makes are recorded
-        self._names = {}  # callee_key -> (qualified name, category) for the trace file
+        self._names = {}  # callee_key -> (qualified name, category, file, line)
+        self._heads = {}  # callee_key -> (event head, event tail): JSON text for the trace file
         self._shows = None if self.filter.everything else self.filter.shows
         self._max_depth = sys.maxsize if max_depth is None else max_depth
         self._writer = None
         self.file = None
         if file is not None:
-            other = {"recorder": "pycassette TraceCtx", "python": platform.python_version(),
-                     "clock": "time.perf_counter_ns", "values": "repr, cut to %s characters" % limit}
-            self._writer = ChromeTraceWriter(file, t0_ns=self.t0_ns, other_data=other)
+            self._writer = ChromeTraceWriter(file, t0_ns=self.t0_ns, other_data=self._other_data(),
+                                             max_events=max_events)
             self.file = self._writer.path
+        self._blocks = []  # per open ``with`` block: calls recorded before it, or None (block form)
         self._plain = self.keep and self._writer is None and self._shows is None and max_depth is None
 
     def __repr__(self):
@@ -174,9 +232,14 @@ class TraceCtx(OperatorsOption, Context):
             self.tid = get_native_id()
             if writer is not None:
                 if writer.closed:
-                    raise ValueError("TraceCtx: the trace file %s is closed; create a new TraceCtx to trace again"
-                                     % self.file)
-                writer.tid = self.tid
+                    if writer.error is None:
+                        raise ValueError("TraceCtx: the trace file %s is closed; create a new TraceCtx to trace "
+                                         "again" % self.file)
+                    writer = None  # it failed, and said so: run on without it
+                else:
+                    writer.thread(self.tid)
+        elif writer is not None and writer._fh is None:  # it failed in this run
+            writer = None
         if self._shows is not None and not self._shows(f):
             lists.append(lists[-1])
             try:
@@ -197,7 +260,9 @@ class TraceCtx(OperatorsOption, Context):
         if rec is not None:
             rec.start_ns = start
         if writer is not None:
-            writer.begin(*self._describe(f), format_arguments(args, kwargs, self.limit), start)
+            head, tail = self._head(f)
+            writer.begin(head, format_arguments(args, kwargs, self.limit), start,
+                         self._receiver_text(f) if self.receivers else None, tail)
         try:
             out = _run(self, f, *args, **kwargs)
         except BaseException as exc:
@@ -215,12 +280,17 @@ class TraceCtx(OperatorsOption, Context):
             setattr(rec, outcome, value)
         writer = self._writer
         if writer is not None:
-            writer.end(outcome, short_repr(value, self.limit), end)
+            if writer._fh is not None:
+                writer.end(outcome, short_repr(value, self.limit), end)
             if not depth:
                 writer.checkpoint()
 
     def _describe(self, f):
-        """``(qualified name, category)`` of a callee for the trace file (cached per callee)."""
+        """``(qualified name, category, source file, first line)`` of a callee (cached per callee).
+
+        The category is ``"python"`` for code the context runs rewritten, ``"native"`` for the
+        rest and ``"operator"`` for operators; the file and line are None but for Python functions.
+        """
         key = callee_key(f)
         found = self._names.get(key)
         if found is None:
@@ -231,8 +301,27 @@ class TraceCtx(OperatorsOption, Context):
                     cat = "python" if self.canrecurse(f) else "native"
                 except Exception:
                     cat = "native"
-            found = self._names[key] = (callee_name(f), cat)
+            code = code_of(f)
+            file, line = (None, None) if code is None else (code.co_filename, code.co_firstlineno)
+            found = self._names[key] = (callee_name(f), cat, file, line)
         return found
+
+    def _head(self, f):
+        """The JSON texts that open and close a callee's events in the trace file (cached per callee)."""
+        key = callee_key(f)
+        found = self._heads.get(key)
+        if found is None:
+            name, cat, file, line = self._describe(f)
+            found = self._heads[key] = (event_head(name, cat), event_tail(file, line))
+        return found
+
+    def _receiver_text(self, f):
+        owner = receiver_of(f)
+        return None if owner is _NO_RECEIVER else short_repr(owner, self.limit)
+
+    def _other_data(self):
+        return {"recorder": "pycassette TraceCtx", "python": platform.python_version(),
+                "clock": "time.perf_counter_ns", "values": "repr, cut to %s characters" % self.limit}
 
     # -- what was recorded ------------------------------------------------------------
 
@@ -252,12 +341,20 @@ class TraceCtx(OperatorsOption, Context):
         return render_tree(self.roots, max_depth, self.limit if limit is None else _check_limit(limit))
 
     def write_chrome(self, path):
-        """Write the kept call tree to ``path`` as a Chrome trace-event JSON file; returns the number of events."""
+        """Write the kept call tree to ``path`` as a Chrome trace-event JSON file; returns the number of calls.
+
+        One complete event per call, parents first, with the names of the process and the
+        threads; the file is written whole through a temporary file in the same directory, so
+        ``path`` is replaced only by a complete file. A call still running ends now.
+        """
         self._kept("write_chrome")
         limit = self.limit
+        receivers = self.receivers
 
         def describe(rec):
-            return self._describe(rec.callee) + (format_arguments(rec.args, rec.kwargs, limit),)
+            head, tail = self._head(rec.callee)
+            receiver = self._receiver_text(rec.callee) if receivers else None
+            return head, format_arguments(rec.args, rec.kwargs, limit), receiver, tail
 
         def outcome(rec):
             if rec.exception is not None:
@@ -266,12 +363,42 @@ class TraceCtx(OperatorsOption, Context):
                 return "unfinished", outcome_text(rec, limit)
             return "result", short_repr(rec.result, limit)
 
-        other = {"recorder": "pycassette TraceCtx", "python": platform.python_version(),
-                 "clock": "time.perf_counter_ns", "values": "repr, cut to %s characters" % limit}
-        return write_tree(path, self.roots, t0_ns=self.t0_ns, tid=self.tid, describe=describe, outcome=outcome,
-                          other_data=other)
+        return write_records(path, self.roots, t0_ns=self.t0_ns, describe=describe, outcome=outcome,
+                             threads=self.roots.threads, other_data=self._other_data(), tid=self.tid)
+
+    FORMATS = ("chrome", "html")
+
+    def save(self, path, format=None, *, title=None):
+        """Write the kept call tree to ``path``: ``format="chrome"`` (JSON) or ``"html"`` (a flame graph).
+
+        Without ``format``, a path ending in ``.html`` or ``.htm`` is a flame graph and any
+        other a Chrome trace. The HTML file is self-contained (no network access); ``title``
+        is its heading. Both are written through a temporary file and renamed into place.
+        Returns the number of calls written.
+        """
+        self._kept("save")
+        if format is None:
+            format = "html" if os.fspath(path).lower().endswith((".html", ".htm")) else "chrome"
+        if format in ("chrome", "json"):
+            return self.write_chrome(path)
+        if format == "html":
+            from .flamegraph import write_flamegraph
+
+            return write_flamegraph(path, self, title=title)
+        raise ValueError("TraceCtx.save: format must be one of %s, got %r" % (", ".join(map(repr, self.FORMATS)),
+                                                                              format))
 
     # -- the file -----------------------------------------------------------------------
+
+    @property
+    def file_error(self):
+        """The ``OSError`` that stopped the writing of the trace file, or None."""
+        return None if self._writer is None else self._writer.error
+
+    @property
+    def dropped_events(self):
+        """Calls that ``max_events`` left out of the file (so far)."""
+        return 0 if self._writer is None else self._writer.dropped
 
     def close(self):
         """Finish and close the trace file (if any). Closing twice is fine."""
@@ -279,10 +406,30 @@ class TraceCtx(OperatorsOption, Context):
             self._writer.close()
 
     def __enter__(self):
+        """``with TraceCtx(...):`` inside code running under a context: the block's calls are
+        traced (see ``Context.__enter__``), and the file is closed at its end. Outside any
+        context it only closes the file at the end (``with TraceCtx(path) as t: overdub(t, f)``);
+        a block there that records no call at all warns, naming the forms that trace."""
+        if _STATE.act is not None:
+            super().__enter__()
+            self._blocks.append(None)
+        else:
+            self._blocks.append(self.calls)
         return self
 
     def __exit__(self, *exc_info):
-        self.close()
+        calls_before = self._blocks.pop() if self._blocks else None
+        try:
+            if calls_before is None:
+                super().__exit__(*exc_info)
+        finally:
+            self.close()
+        if calls_before is not None and self.calls == calls_before and exc_info[0] is None:
+            warnings.warn(
+                "with TraceCtx(...): nothing was traced; the block runs natively, and CPython cannot "
+                "reroute the calls of a running frame. Decorate the function (@tracer def main(): ...), "
+                "call context.overdub(tracer, main), or use the command line (pycassette trace ...)",
+                RuntimeWarning, stacklevel=2)
         return False
 
 
