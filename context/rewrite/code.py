@@ -5,6 +5,7 @@ import weakref
 
 from bytecode import Bytecode, Instr
 
+from ..clock import engine_work
 from ..depth import engine_room
 from ..errors import RewriteError
 from ..stackview import is_rewritten, visible_f_back  # noqa: F401 (is_rewritten is exported)
@@ -88,12 +89,12 @@ def rewrite_code(code, config):
         cache = code_cache(config)
     new = cache.values.get(id(code))
     if new is None:
-        with engine_room():  # whatever depth the first call came at
+        with engine_work(), engine_room():  # not the user's time; whatever depth the first call came at
             new = diskcache.load(code, config)  # another process may have rewritten it already
             if new is None:
                 new = _rewrite(code, config)
                 diskcache.store(code, config, new)
-        cache.set(code, new)
+            cache.set(code, new)
     return new
 
 
