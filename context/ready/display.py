@@ -1,5 +1,6 @@
 """How the ready-made contexts name a callee and show the values of a call."""
 
+import re
 import reprlib
 import weakref
 from functools import partial
@@ -11,6 +12,38 @@ _REPR.maxother = 60
 _REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = _REPR.maxarray = 6
 
 
+# bound methods of native objects other than builtin_function_or_method: made anew at each
+# access, so a key made from the object itself would be a new key at every call
+_BOUND_NATIVE_METHODS = frozenset({type(re.compile("").match), type("".__str__)}) - {BuiltinFunctionType}
+
+
+class CodeKey:
+    """The key of the functions made from one code object: hashed by identity (hashing a
+    code object reads all of its bytecode and constants, microseconds at every call)."""
+
+    __slots__ = ()
+
+
+_code_keys = {}  # id(code) -> (weak reference to the code, its CodeKey)
+
+
+def code_key(code):
+    """The ``CodeKey`` of ``code``: the same object while ``code`` lives (never kept alive by it)."""
+    entry = _code_keys.get(id(code))
+    if entry is not None and entry[0]() is code:
+        return entry[1]
+    key = CodeKey()
+    ident = id(code)
+
+    def forget(_, ident=ident, key=key):
+        current = _code_keys.get(ident)
+        if current is not None and current[1] is key:
+            del _code_keys[ident]
+
+    _code_keys[ident] = (weakref.ref(code, forget), key)
+    return key
+
+
 def callee_key(f):
     """A hashable key that is the same for every call of the same function.
 
@@ -19,7 +52,7 @@ def callee_key(f):
     """
     kind = type(f)
     if kind is FunctionType:
-        return f.__code__
+        return code_key(f.__code__)
     if kind is MethodType:
         return callee_key(f.__func__)
     if kind is BuiltinFunctionType:
@@ -27,8 +60,9 @@ def callee_key(f):
         if owner is None or type(owner) is ModuleType:
             return f
         return (type(owner) if not isinstance(owner, type) else owner, f.__name__)
-    if kind.__name__ == "method-wrapper":  # e.g. obj.__str__: one key per type, not per object
-        return (type(f.__self__), f.__name__)
+    if kind in _BOUND_NATIVE_METHODS:  # obj.__str__, pattern.match: one key per type, not per object
+        owner = f.__self__
+        return (type(owner) if not isinstance(owner, type) else owner, f.__name__)
     try:
         hash(f)
     except TypeError:

@@ -1,0 +1,48 @@
+"""Keys that identify callees for counting, profiling and tracing: cheap, stable, never leaking."""
+
+import gc
+import re
+import weakref
+
+import context
+from context.ready.display import CodeKey, callee_key, code_key
+
+
+def test_bound_native_methods_of_temporary_objects_share_one_key_per_type_and_name():
+    pattern = re.compile("a+")
+
+    def work(n):
+        out = 0
+        for i in range(n):
+            out += bool(pattern.match("aa" * (i % 3)))  # a new bound method object at every access
+            out += len(str(i).__str__())
+        return out
+
+    ctx = context.CountCtx()
+    context.overdub(ctx, work, 300)
+    assert ctx.counts["Pattern.match"] == 300 and ctx.counts["str.__str__"] == 300
+    assert len(ctx._by_key) < 10  # one key per function, however many bound method objects
+    assert callee_key(pattern.match) == callee_key(re.compile("b").match)
+    assert callee_key("x".__str__) == callee_key("y".__str__)
+
+
+def test_functions_of_one_code_share_an_identity_hashed_key_that_keeps_nothing_alive():
+    def make(k):
+        def add(x):
+            return x + k
+
+        return add
+
+    a, b = make(1), make(2)
+    assert callee_key(a) is callee_key(b) and type(callee_key(a)) is CodeKey
+    assert callee_key(a.__get__(object())) is callee_key(a)  # a bound method counts as its function
+
+    namespace = {}
+    exec("def temp(x):\n    return x\n", namespace)
+    code = namespace["temp"].__code__
+    key = code_key(code)
+    ref = weakref.ref(code)
+    del namespace, code
+    gc.collect()
+    assert ref() is None  # the key did not keep the code alive
+    assert type(key) is CodeKey
