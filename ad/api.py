@@ -10,12 +10,16 @@ perturbations: a derivative taken inside another is more code the outer one
 differentiates (this module is not engine code for that reason).
 """
 
+from __future__ import annotations
+
 import functools
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from . import closures, outputs, runs
-from .backends import ForwardMode, check_backend
+from .backends import Backend, ForwardMode, check_backend
 from .inputs import Input
 from .outputs import Output
 
@@ -24,7 +28,7 @@ def _first(backend, who):
     return check_backend(backend, who).first_order()
 
 
-def value_and_derivative(f, x, backend=None):
+def value_and_derivative(f: Callable[..., Any], x: Any, backend: Backend | None = None) -> tuple[Any, Any]:
     """``(f(x), f'(x))`` for a function of one real number.
 
     ``f`` may return a number, an array, a list or tuple of numbers (derivatives
@@ -59,7 +63,7 @@ def _derivative_of_function(f, x, backend):
     return derivative_of_result
 
 
-def derivative(f, x, backend=None):
+def derivative(f: Callable[..., Any], x: Any, backend: Backend | None = None) -> Any:
     """``f'(x)`` for a function of one real number (see ``value_and_derivative``)."""
     return value_and_derivative(f, x, backend)[1]
 
@@ -67,7 +71,7 @@ def derivative(f, x, backend=None):
 D = derivative
 
 
-def jvp(f, x, v, backend=None):
+def jvp(f: Callable[..., Any], x: Any, v: Any, backend: Backend | None = None) -> tuple[Any, Any]:
     """``(f(x), J v)``: the directional derivative of ``f`` at ``x`` along ``v`` (shaped like ``x``)."""
     inp = Input(x, "jvp")
     direction = inp.directions(v)
@@ -88,7 +92,7 @@ def _rows(J, inp, output):
     return [[outputs.number(e) for e in row] for row in flat]
 
 
-def value_and_jacobian(f, x, backend=None):
+def value_and_jacobian(f: Callable[..., Any], x: Any, backend: Backend | None = None) -> tuple[Any, Any]:
     """``(f(x), J)`` with ``J[i..., j...] = d f[i...] / d x[j...]`` (shape ``f(x).shape + x.shape``).
 
     For a list or tuple ``x`` the Jacobian is a list of rows, one per output element (a
@@ -101,12 +105,12 @@ def value_and_jacobian(f, x, backend=None):
     return output.value, J if inp.kind == "array" or output.shape else output.like(J)
 
 
-def jacobian(f, x, backend=None):
+def jacobian(f: Callable[..., Any], x: Any, backend: Backend | None = None) -> Any:
     """The Jacobian of ``f`` at ``x`` (see ``value_and_jacobian``)."""
     return value_and_jacobian(f, x, backend)[1]
 
 
-def value_and_gradient(f, x, backend=None):
+def value_and_gradient(f: Callable[..., Any], x: Any, backend: Backend | None = None) -> tuple[Any, Any]:
     """``(f(x), ∇f(x))`` for a real-valued ``f``; the gradient has ``x``'s form and shape."""
     inp = Input(x, "gradient")
     output, J = _jacobian(f, inp, backend, "gradient")
@@ -118,12 +122,12 @@ def value_and_gradient(f, x, backend=None):
     return output.value, inp.like(J)
 
 
-def gradient(f, x, backend=None):
+def gradient(f: Callable[..., Any], x: Any, backend: Backend | None = None) -> Any:
     """``∇f(x)`` for a real-valued ``f``, in ``x``'s form (list, tuple, array of ``x``'s shape)."""
     return value_and_gradient(f, x, backend)[1]
 
 
-def vjp(f, x, w, backend=None):
+def vjp(f: Callable[..., Any], x: Any, w: Any, backend: Backend | None = None) -> tuple[Any, Any]:
     """``(f(x), wᵀ J)``: the vector-Jacobian product, shaped like ``x`` (``w`` shaped like ``f(x)``).
 
     Forward-mode backends build the Jacobian for it (one run per chunk of inputs).
@@ -151,7 +155,7 @@ def _value(f, x, who):
     return float(out)
 
 
-def hessian(f, x, backend=None):
+def hessian(f: Callable[..., Any], x: Any, backend: Backend | None = None) -> Any:
     """The Hessian of a real-valued ``f`` at ``x``: the Jacobian of its gradient (forward over
     forward by default; ``ad.HigherOrder(outer, inner)`` picks each). Shape ``x.shape * 2``;
     a list of rows for list and tuple inputs."""
@@ -159,19 +163,20 @@ def hessian(f, x, backend=None):
     return jacobian(closures.gradient_of(f, gradient, inner), x, outer)
 
 
-def value_and_hessian(f, x, backend=None):
+def value_and_hessian(f: Callable[..., Any], x: Any, backend: Backend | None = None) -> tuple[Any, Any]:
     """``(f(x), hessian(f, x))``."""
     return _value(f, x, "hessian"), hessian(f, x, backend)
 
 
-def value_gradient_and_hessian(f, x, backend=None):
+def value_gradient_and_hessian(f: Callable[..., Any], x: Any,
+                               backend: Backend | None = None) -> tuple[Any, Any, Any]:
     """``(f(x), ∇f(x), hessian(f, x))``."""
     outer, inner = check_backend(backend, "hessian").second_order()
     value, grad = value_and_gradient(f, x, inner)
     return value, grad, hessian(f, x, backend)
 
 
-def hvp(f, x, v, backend=None):
+def hvp(f: Callable[..., Any], x: Any, v: Any, backend: Backend | None = None) -> Any:
     """The Hessian of ``f`` at ``x`` times ``v``: a directional derivative of the gradient."""
     outer, inner = check_backend(backend, "hvp").second_order()
     return jvp(closures.gradient_of(f, gradient, inner), x, v, outer)[1]

@@ -15,6 +15,11 @@ array ``x`` and a function ``f`` from arrays to arrays. A new backend subclasses
 Not engine code: an enclosing derivative differentiates through backends.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from . import outputs, runs
@@ -28,19 +33,19 @@ _AUTO_SCALAR_LIMIT = 8  # scalar/list inputs: up to this many directions, one pl
 class Backend:
     """Base of differentiation backends: subclasses implement ``pushforward``."""
 
-    def pushforward(self, f, x, directions):
+    def pushforward(self, f: Callable[[Any], Any], x: Any, directions: Sequence[Any]) -> tuple[Any, list[Any]]:
         """``(f(x), [J v for v in directions])`` for array ``x`` and ``f`` from arrays to arrays."""
         raise NotImplementedError("%s must implement pushforward(f, x, directions)" % type(self).__name__)
 
-    def first_order(self):
+    def first_order(self) -> Backend:
         """The backend first derivatives use."""
         return self
 
-    def second_order(self):
+    def second_order(self) -> tuple[Backend, Backend]:
         """``(outer, inner)``: a Hessian is ``outer``'s Jacobian of ``inner``'s gradient."""
         return self, self
 
-    def run(self, f, inp, directions, who):
+    def run(self, f: Callable[[Any], Any], inp: Input, directions: Any, who: str) -> tuple[Any, Any]:
         """``(output, tangents)`` of ``f`` at ``inp`` along ``directions`` (an array
         ``(m,) + inp.shape``); tangents has shape ``(m,) + output shape``."""
         forms = []
@@ -71,7 +76,7 @@ class ForwardMode(Backend):
     alone), more numbers in chunks of up to 16.
     """
 
-    def __init__(self, chunk=None):
+    def __init__(self, chunk: int | None = None) -> None:
         if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1):
             raise ValueError("ForwardMode: chunk must be a positive int or None, got %r" % (chunk,))
         self.chunk = chunk
@@ -79,7 +84,7 @@ class ForwardMode(Backend):
     def __repr__(self):
         return "ForwardMode(chunk=%r)" % (self.chunk,)
 
-    def chunk_for(self, inp, m):
+    def chunk_for(self, inp: Input, m: int) -> int:
         """Directions per run for ``m`` directions at input ``inp``."""
         if self.chunk is not None:
             return min(self.chunk, max(m, 1))
@@ -87,7 +92,7 @@ class ForwardMode(Backend):
             return 1
         return min(_AUTO_ARRAY_CHUNK, max(m, 1))
 
-    def run(self, f, inp, directions, who):
+    def run(self, f: Callable[[Any], Any], inp: Input, directions: Any, who: str) -> tuple[Any, Any]:
         m = len(directions)
         k = self.chunk_for(inp, m)
         output = None
@@ -106,7 +111,7 @@ class ForwardMode(Backend):
         tangents = parts[0] if len(parts) == 1 else np.concatenate(parts)
         return output, tangents[:m]
 
-    def pushforward(self, f, x, directions):
+    def pushforward(self, f: Callable[[Any], Any], x: Any, directions: Sequence[Any]) -> tuple[Any, list[Any]]:
         inp = Input(x, "pushforward")
         output, tangents = self.run(f, inp, np.asarray(directions).reshape((len(directions),) + inp.shape),
                                     "pushforward")
@@ -118,7 +123,7 @@ class FiniteDifferences(Backend):
     (O(h), one run per direction). ``step`` is the step along a unit direction; by default
     ``eps**(1/3)`` (central) or ``eps**(1/2)`` (forward) times ``max(1, max|x|)``."""
 
-    def __init__(self, step=None, method="central"):
+    def __init__(self, step: float | None = None, method: str = "central") -> None:
         if method not in ("central", "forward"):
             raise ValueError("FiniteDifferences: method must be 'central' or 'forward', got %r" % (method,))
         if step is not None and not (isinstance(step, (int, float)) and step > 0):
@@ -129,7 +134,7 @@ class FiniteDifferences(Backend):
     def __repr__(self):
         return "FiniteDifferences(step=%r, method=%r)" % (self.step, self.method)
 
-    def pushforward(self, f, x, directions):
+    def pushforward(self, f: Callable[[Any], Any], x: Any, directions: Sequence[Any]) -> tuple[Any, list[Any]]:
         x = np.asarray(x, dtype=float)
         value = f(x)
         eps = np.finfo(float).eps
@@ -153,7 +158,7 @@ class FiniteDifferences(Backend):
 class HigherOrder(Backend):
     """``inner`` for first derivatives; Hessians as ``outer``'s Jacobian of ``inner``'s gradient."""
 
-    def __init__(self, outer, inner):
+    def __init__(self, outer: Backend, inner: Backend) -> None:
         for name, b in (("outer", outer), ("inner", inner)):
             if not isinstance(b, Backend):
                 raise TypeError("HigherOrder: %s must be a backend (ad.ForwardMode(), ...), got %r" % (name, b))
@@ -162,20 +167,20 @@ class HigherOrder(Backend):
     def __repr__(self):
         return "HigherOrder(%r, %r)" % (self.outer, self.inner)
 
-    def pushforward(self, f, x, directions):
+    def pushforward(self, f: Callable[[Any], Any], x: Any, directions: Sequence[Any]) -> tuple[Any, list[Any]]:
         return self.inner.pushforward(f, x, directions)
 
-    def run(self, f, inp, directions, who):
+    def run(self, f: Callable[[Any], Any], inp: Input, directions: Any, who: str) -> tuple[Any, Any]:
         return self.inner.first_order().run(f, inp, directions, who)
 
-    def first_order(self):
+    def first_order(self) -> Backend:
         return self.inner.first_order()
 
-    def second_order(self):
+    def second_order(self) -> tuple[Backend, Backend]:
         return self.outer.first_order(), self.inner.first_order()
 
 
-def check_backend(backend, who):
+def check_backend(backend: Backend | None, who: str) -> Backend:
     """``backend``, or the default ``ForwardMode()`` for None; anything else is an error."""
     if backend is None:
         return ForwardMode()

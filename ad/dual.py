@@ -6,7 +6,10 @@ order (so the same results to the last bit); every other case (mixed tags, finis
 tags, other operand types) goes to the generic dispatch, which uses those rules.
 """
 
+from __future__ import annotations
+
 import operator
+from typing import Any
 
 from context.resolve import declare_engine_code
 from context.tagging import Tagged, dispatch
@@ -24,28 +27,28 @@ class Dual(Tagged):
     __slots__ = ()
 
     @property
-    def tangent(self):
+    def tangent(self) -> Any:
         return self.meta
 
     # The methods of a float, through the rules (those with none raise NoRuleError naming them).
     @property
-    def real(self):
+    def real(self) -> Dual:
         return self
 
     @property
-    def imag(self):
+    def imag(self) -> float:
         return 0.0
 
-    def conjugate(self):
+    def conjugate(self) -> Any:
         return dispatch(float.conjugate, (self,))
 
-    def is_integer(self):
+    def is_integer(self) -> Any:
         return dispatch(float.is_integer, (self,))
 
-    def hex(self):
+    def hex(self) -> Any:
         return dispatch(float.hex, (self,))
 
-    def as_integer_ratio(self):
+    def as_integer_ratio(self) -> Any:
         return dispatch(float.as_integer_ratio, (self,))
 
     def __add__(a, b):

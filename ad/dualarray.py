@@ -8,13 +8,17 @@ of it see them. Native code cannot read it: ``np.asarray`` outside a derivative 
 rather than return bare numbers.
 """
 
+from __future__ import annotations
+
 import operator
+from typing import Any
 
 import numpy as np
 
 from context.resolve import declare_engine_code
 from context.tagging import dispatch
 from context.tagging.operators import MetadataLossError
+from context.tagging.tags import Tag
 from context.tagging.values import primal
 
 from .dual import Dual
@@ -31,7 +35,7 @@ def is_array(x):
     return isinstance(x, ndarray) or hasattr(type(x), "__array_function__")
 
 
-def make_dual(value, tag, tangent):
+def make_dual(value: Any, tag: Tag, tangent: Any) -> Dual:
     """The tagged value for primal ``value``: a ``DualArray`` for arrays, else a ``Dual``."""
     if type(value) is ndarray or (type(value) is not float and is_array(value)):
         return DualArray(value, tag, tangent)
@@ -64,7 +68,7 @@ def _unary(fn):
 
 
 def _method(fn):
-    def method(self, *args, **kwargs):
+    def method(self: DualArray, *args: Any, **kwargs: Any) -> Any:
         return dispatch(fn, (self,) + args, kwargs)
 
     method.__name__ = fn.__name__
@@ -161,7 +165,7 @@ class DualArray(Dual):
     __eq__ = _binary(np.equal)[0]
     __ne__ = _binary(np.not_equal)[0]
 
-    def item(self, *args):
+    def item(self, *args: Any) -> Any:
         """The element at ``args`` (or the only one) as a scalar being differentiated."""
         if not args:
             if self.size != 1:
@@ -171,42 +175,42 @@ class DualArray(Dual):
             args = np.unravel_index(args[0], self.shape)
         return self[tuple(args) if len(args) != 1 else args[0]]
 
-    def tolist(self):
+    def tolist(self) -> Any:
         """Nested lists of the elements, each a scalar being differentiated."""
         if self.ndim == 0:
             return self.item()
         return [row.tolist() if self.ndim > 1 else row for row in self]
 
-    def flatten(self, order="C"):
+    def flatten(self, order: str = "C") -> Any:
         return dispatch(np.ravel, (self, order)).copy()
 
-    def fill(self, value):
+    def fill(self, value: Any) -> None:
         from .mutation import assign
 
         assign(self, Ellipsis, value)
 
-    def sort(self, axis=-1, kind=None, order=None):
+    def sort(self, axis: int = -1, kind: str | None = None, order: Any = None) -> None:
         from .mutation import assign
 
         assign(self, Ellipsis, dispatch(np.sort, (self, axis, kind, order)))
 
-    def transpose(self, *axes):
+    def transpose(self, *axes: Any) -> Any:
         if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
             axes = axes[0]
         return dispatch(np.transpose, (self, axes or None))
 
-    def reshape(self, *shape, **kwargs):
+    def reshape(self, *shape: Any, **kwargs: Any) -> Any:
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = shape[0]
         return dispatch(np.reshape, (self, tuple(shape)), kwargs)
 
-    def astype(self, dtype, *args, **kwargs):
+    def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> Any:
         return dispatch(ndarray.astype, (self, dtype) + args, kwargs)
 
-    def copy(self, order="C"):
+    def copy(self, order: str = "C") -> Any:
         return dispatch(np.copy, (self, order))
 
-    def conj(self):
+    def conj(self) -> Any:
         return dispatch(np.conjugate, (self,))
 
     conjugate = conj

@@ -15,10 +15,15 @@ Rules run where the context does its native work: nested inside another AD conte
 their arithmetic and calls are differentiated by that one (``enclosing_call``).
 """
 
+from __future__ import annotations
+
 import inspect
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 import numpy as np
 
+from context.base import Context
 from context.resolve import declare_engine_code
 from context.tagging import Tagged, TaggingContext, TaggingError, enclosing_call, native_primitive
 from context.tagging.dispatch import qualified_name
@@ -29,6 +34,8 @@ from .dualarray import make_dual
 from .tangents import align, full
 
 declare_engine_code(__file__)
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class NoRuleError(TaggingError):
@@ -44,7 +51,7 @@ class ForwardCtx(TaggingContext):
     untag_for_natives = False  # a function with no rule raises NoRuleError: never a silent zero tangent
 
     @classmethod
-    def no_rule_error(cls, fn, ctx):
+    def no_rule_error(cls, fn: Callable[..., Any], ctx: Context) -> NoRuleError:
         name = qualified_name(fn)
         return NoRuleError(
             "%s has no derivative rule, and a value being differentiated reached it; "
@@ -236,7 +243,7 @@ def wrap(t, out, tangent):
     return make_dual(out, t, tangent)
 
 
-def defjvp(fn, *jvps, argtypes=None, elementwise=True):
+def defjvp(fn: _F, *jvps: Any, argtypes: tuple[type, ...] | None = None, elementwise: bool = True) -> _F:
     """Register per-argument tangent rules for ``fn`` (see the module docstring).
 
     ``elementwise`` (the default) says ``fn`` broadcasts its arguments as ufuncs do: a
@@ -252,14 +259,15 @@ def defjvp(fn, *jvps, argtypes=None, elementwise=True):
     return fn
 
 
-def defzero(*fns):
+def defzero(*fns: Callable[..., Any]) -> tuple[Callable[..., Any], ...]:
     """Register ``fn``s whose results carry no tangent: zero derivative wherever one exists."""
     for fn in fns:
         defjvp(fn, ZERO)
     return fns
 
 
-def frule(fn, argtypes=None, sequences=()):
+def frule(fn: Callable[..., Any], argtypes: tuple[type, ...] | None = None,
+          sequences: Iterable[int] = ()) -> Callable[[_F], _F]:
     """Decorator: ``rule(primals, tangents, **kwargs) -> (out, tangent_out)`` differentiates ``fn``.
 
     ``tangents[i]`` is None for an argument that carries no tangent; return a None
@@ -268,7 +276,7 @@ def frule(fn, argtypes=None, sequences=()):
     lists of their primals and tangents. ``argtypes`` limits the rule as for primitives.
     """
 
-    def decorator(rule):
+    def decorator(rule: _F) -> _F:
         if not callable(rule):
             raise TypeError("frule(%s): the rule must be callable" % qualified_name(fn))
         ForwardCtx.primitive(fn, argtypes)(_frule_primitive(fn, rule, tuple(sequences)))

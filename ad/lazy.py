@@ -4,9 +4,15 @@
 ``H = lazy_hessian(f, x)`` gives ``H @ v`` and ``v @ H`` as Hessian-vector products.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from . import api
+from .backends import Backend
 from .inputs import Input
 
 
@@ -15,7 +21,7 @@ class LazyJacobian:
 
     __array_ufunc__ = None  # ``w @ J`` with an ndarray ``w`` comes to __rmatmul__
 
-    def __init__(self, f, x, backend=None):
+    def __init__(self, f: Callable[..., Any], x: Any, backend: Backend | None = None) -> None:
         self.f, self.x, self.backend = f, x, backend
         self.input = Input(x, "lazy_jacobian")
 
@@ -37,7 +43,7 @@ class LazyHessian:
 
     __array_ufunc__ = None
 
-    def __init__(self, f, x, backend=None):
+    def __init__(self, f: Callable[..., Any], x: Any, backend: Backend | None = None) -> None:
         self.f, self.x, self.backend = f, x, backend
         self.input = Input(x, "lazy_hessian")
 
@@ -53,11 +59,11 @@ class LazyHessian:
         return np.asarray(api.hessian(self.f, self.x, self.backend), dtype=dtype)
 
 
-def lazy_jacobian(f, x, backend=None):
+def lazy_jacobian(f: Callable[..., Any], x: Any, backend: Backend | None = None) -> LazyJacobian:
     """The Jacobian of ``f`` at ``x`` as a lazy operator: ``J @ v`` (jvp), ``w @ J`` (vjp)."""
     return LazyJacobian(f, x, backend)
 
 
-def lazy_hessian(f, x, backend=None):
+def lazy_hessian(f: Callable[..., Any], x: Any, backend: Backend | None = None) -> LazyHessian:
     """The Hessian of ``f`` at ``x`` as a lazy operator: ``H @ v`` (hvp)."""
     return LazyHessian(f, x, backend)

@@ -1,4 +1,4 @@
-"""``python -m context print|count|trace [OPTIONS] TARGET [ARGS...]``: see ``context.cli``."""
+"""``python -m context print|count|trace|profile [OPTIONS] TARGET [ARGS...]``: see ``context.cli``."""
 
 import sys
 

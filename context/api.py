@@ -1,16 +1,23 @@
 """The public entry points: ``overdub``, ``recurse``, ``canrecurse``, ``similarcontext``, ``disablehooks``."""
 
+from __future__ import annotations
+
 import copy
 import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from .activation import entered, run_outermost
 from .base import Context
 from .tracebacks import strip_engine_frames
 
-_MISSING = object()
+_MISSING: Any = object()
+
+_R = TypeVar("_R")
+_C = TypeVar("_C", bound=Context)
 
 
-def _check_context(ctx, who):
+def _check_context(ctx: object, who: str) -> None:
     if not isinstance(ctx, Context):
         raise TypeError(
             "%s: the first argument 'ctx' must be a context.Context instance, got %s; "
@@ -18,7 +25,7 @@ def _check_context(ctx, who):
         )
 
 
-def overdub(ctx, f, /, *args, **kwargs):
+def overdub(ctx: Context, f: Callable[..., _R], /, *args: Any, **kwargs: Any) -> _R:
     """Run ``f(*args, **kwargs)`` under the context ``ctx``.
 
     The call of ``f`` itself goes through ``ctx.overdub`` (so primitives apply) and fires
@@ -37,20 +44,20 @@ def overdub(ctx, f, /, *args, **kwargs):
         raise
 
 
-def recurse(ctx, f, /, *args, **kwargs):
+def recurse(ctx: Context, f: Callable[..., _R], /, *args: Any, **kwargs: Any) -> _R:
     """Run ``f``'s own code rewritten for ``ctx`` (natively, through ``fallback``, if it has none)."""
     _check_context(ctx, "recurse")
     with entered(ctx) as act:
         return act.recurse(f, args, kwargs)
 
 
-def canrecurse(ctx, f, /, *args, **kwargs):
+def canrecurse(ctx: Context, f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> bool:
     """Whether ``ctx`` would recurse into ``f`` (asks ``ctx.canrecurse``)."""
     _check_context(ctx, "canrecurse")
     return ctx.canrecurse(f, *args, **kwargs)
 
 
-def similarcontext(ctx, metadata=_MISSING):
+def similarcontext(ctx: _C, metadata: Any = _MISSING) -> _C:
     """A copy of ``ctx`` (same class, hooks setting and passes) with new ``metadata``.
 
     Recursing with it inside ``ctx``'s run replaces ``ctx`` for that call, nested
@@ -64,7 +71,7 @@ def similarcontext(ctx, metadata=_MISSING):
     return new
 
 
-def disablehooks(ctx):
+def disablehooks(ctx: _C) -> _C:
     """A copy of ``ctx`` whose hooks never fire, at any depth; primitives still apply."""
     _check_context(ctx, "disablehooks")
     new = copy.copy(ctx)

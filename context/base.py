@@ -1,18 +1,32 @@
 """The ``Context`` base class: hooks, the per-call ``overdub`` method, primitives."""
 
+from __future__ import annotations
+
 import functools
 import sys
 import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from . import primitives
 from .activation import Activation, entered, run_outermost
 from .depth import deeper_recursion
-from .hooks import default_hook
 from .native import native_call
 from .resolve import is_engine_code, resolve
 from .stackview import is_rewritten
 from .state import STATE, switch_to
 from .tracebacks import strip_engine_frames
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+if TYPE_CHECKING:  # for type checkers: the decorator keeps the method's signature
+
+    def default_hook(fn: _F) -> _F: ...
+
+else:
+    from .hooks import default_hook
 
 
 class Context:
@@ -38,7 +52,7 @@ class Context:
     native_guard = None  # an object with passes(f) and call(f, args, kwargs, run=None): see context.tagging
     _hooks_enabled = True
 
-    def __init__(self, metadata=None):
+    def __init__(self, metadata: Any = None) -> None:
         self.metadata = metadata
 
     def __repr__(self):
@@ -46,7 +60,7 @@ class Context:
 
     # --- the forms: ``@ctx`` and ``with ctx:`` -----------------------------------------
 
-    def __call__(self, fn):
+    def __call__(self, fn: Callable[_P, _R]) -> Callable[_P, _R]:
         """Decorator: ``fn`` runs under this context whenever it is called (``overdub(self, fn, ...)``)."""
         if not callable(fn):
             raise TypeError("@%s: expected a function to decorate, got %s object %r"
@@ -54,7 +68,7 @@ class Context:
         ctx = self
 
         @functools.wraps(fn)
-        def under_context(*args, **kwargs):
+        def under_context(*args: _P.args, **kwargs: _P.kwargs) -> _R:
             try:
                 return run_outermost(ctx, fn, args, kwargs, sys._getframe(1))
             except BaseException as exc:
@@ -108,15 +122,15 @@ class Context:
         return False
 
     @default_hook
-    def prehook(self, f, /, *args, **kwargs):
+    def prehook(self, f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> None:
         """Called before each call ``f(*args, **kwargs)`` made inside overdubbed code."""
 
     @default_hook
-    def posthook(self, out, f, /, *args, **kwargs):
+    def posthook(self, out: Any, f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> None:
         """Called after each call made inside overdubbed code returns ``out``."""
 
     @default_hook
-    def overdub(self, f, /, *args, **kwargs):
+    def overdub(self, f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         """Run one call: the primitive for ``f`` if any, else ``recurse`` if ``canrecurse``, else ``fallback``."""
         act = STATE.act
         if act is not None and act.ctx is self:
@@ -125,18 +139,19 @@ class Context:
             return act.default_run(f, args, kwargs)
 
     @default_hook
-    def canrecurse(self, f, /, *args, **kwargs):
+    def canrecurse(self, f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> bool:
         """Whether ``f`` runs Python code that can be rewritten (not native, not the engine's)."""
         return resolve(f, args, kwargs) is not None
 
     @default_hook
-    def fallback(self, f, /, *args, **kwargs):
+    def fallback(self, f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         """Call ``f`` natively (under the enclosing context, if this one is nested)."""
         with entered(self) as act:
             return native_call(act, f, args, kwargs)
 
     @classmethod
-    def primitive(cls, fn, argtypes=None):
+    def primitive(cls, fn: Callable[..., Any],
+                  argtypes: tuple[type, ...] | None = None) -> Callable[[_F], _F]:
         """Decorator: register ``impl(ctx, *args, **kwargs)`` as this class's primitive for ``fn``.
 
         With ``argtypes`` (a tuple of types, one per positional argument), the primitive
@@ -144,7 +159,7 @@ class Context:
         Subclasses inherit primitives and can register their own for the same ``fn``.
         """
 
-        def decorator(impl):
+        def decorator(impl: _F) -> _F:
             primitives.register(cls, fn, argtypes, impl)
             return impl
 

@@ -474,3 +474,263 @@ def test_a_module_that_raises_on_import_gives_its_traceback_and_status_1(tmp_pat
     assert lines[0] == "Traceback (most recent call last):" and lines[-1] == "RuntimeError: broken at import"
     assert [line for line in lines if line.lstrip().startswith('File "')] == [
         '  File "%s", line 4, in <module>' % (tmp_path / "cli_broken.py")]
+
+
+# -- trace: --max-events, --receivers, flame graphs, a file that fails --------------------------
+
+
+def trace_events(path):
+    with open(path) as fh:
+        doc = json.load(fh)
+    return doc, [e for e in doc["traceEvents"] if e.get("ph") == "X"]
+
+
+def test_trace_max_events_keeps_the_last_calls(script, tmp_path):
+    out = tmp_path / "last.json"
+    done = run_cli("trace", "--max-events", "3", "-o", str(out), script)
+    assert done.returncode == 0, done.stderr
+    doc, calls = trace_events(out)
+    assert [e["name"] for e in calls][-1] == "__main__.<module>" and len(calls) == 3  # the last three to end
+    recorded = int(done.stderr.split("calls recorded")[0].split()[-1])
+    assert doc["otherData"]["dropped_events"] == recorded - 3
+    assert done.stderr.splitlines()[-1].endswith("the last 3 kept in %s (--max-events; open it in "
+                                                 "https://ui.perfetto.dev, chrome://tracing or "
+                                                 "https://www.speedscope.app)" % out)
+    assert "TraceFileWarning" not in done.stderr and done.stderr.count("\n") == 1  # no second report of the drop
+
+
+def test_trace_receivers_show_the_bound_object(tmp_path):
+    path = tmp_path / "methods.py"
+    path.write_text("items = [7]\nitems.append(len(items))\n")
+    out = tmp_path / "r.json"
+    done = run_cli("trace", "--receivers", "-o", str(out), str(path))
+    assert done.returncode == 0, done.stderr
+    shown = {e["name"]: e["args"].get("self") for e in trace_events(out)[1]}
+    assert shown["list.append"] == "[7]" and shown["len"] is None
+    assert run_cli("trace", "-o", str(out), str(path)).returncode == 0
+    assert all("self" not in e["args"] for e in trace_events(out)[1])  # off by default
+
+
+@pytest.mark.parametrize("options, name", [([], "graph.html"), (["--format", "html"], "graph.out"),
+                                           (["--tree"], "graph.htm")])
+def test_trace_writes_a_flame_graph(script, tmp_path, options, name):
+    out = tmp_path / name
+    done = run_cli("trace", *options, "-o", str(out), script)
+    assert done.returncode == 0, done.stderr
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "__main__.square" in page and "Flame graph of %s" % script in page
+    assert "<script src" not in page and "https:" not in page  # self-contained
+    assert done.stderr.splitlines()[-1] == "python -m context: %d calls recorded in %s (a flame graph: open it in " \
+        "a web browser)" % (int(done.stderr.split(" calls recorded")[0].split()[-1]), out)
+    assert ("square(3) -> 9" in done.stderr) == ("--tree" in options)
+    assert sorted(os.listdir(tmp_path)) == sorted(["prog.py", name])  # no temporary file left
+
+
+def test_trace_to_html_by_default_name(script, tmp_path):
+    done = run_cli("trace", "--format", "html", script, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "trace.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert not (tmp_path / "trace.json").exists()
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["trace", "--max-events", "0", "math:sin", "1"], "argument --max-events: expected a whole number >= 1"),
+        (["trace", "--format", "svg", "math:sin", "1"], "argument --format: invalid choice: 'svg'"),
+        (["trace", "--format", "html", "--max-events", "5", "math:sin", "1"],
+         "--max-events applies to a Chrome trace file, not to an HTML flame graph"),
+        (["trace", "--format", "html", "--receivers", "math:sin", "1"],
+         "--receivers applies to a Chrome trace file, not to an HTML flame graph"),
+        (["profile", "--sort", "bogus", "math:sin", "1"], "argument --sort: invalid choice: 'bogus'"),
+        (["profile", "--top", "-2", "math:sin", "1"], "argument --top: expected a whole number >= 0"),
+        (["profile", "--format", "csv", "math:sin", "1"], "argument --format: invalid choice: 'csv'"),
+        (["profile", "--types", "nope", "math:sin", "1"], "'nope' is not a builtin type"),
+        (["profile", "statistics:mean"], "cannot call statistics:mean(data) with these arguments"),
+    ],
+)
+def test_bad_new_options_leave_an_existing_output_file_alone(argv, message, tmp_path, capsys):
+    out = tmp_path / "out.json"
+    out.write_text("precious")
+    assert cli.main(argv[:1] + ["-o", str(out)] + argv[1:]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and err.startswith("python -m context"), err
+    assert out.read_text() == "precious"
+
+
+def test_where_flame_graphs_and_pstats_files_may_go(tmp_path, capsys):
+    real = tmp_path / "real.out"
+    real.write_text("precious")
+    link = tmp_path / "link.out"
+    link.symlink_to(real)  # /dev/stdout is one, say
+    for argv in (["trace", "--format", "html", "-o", str(link)], ["profile", "-o", str(link), "--format", "pstats"],
+                 ["trace", "--max-events", "2", "-o", str(link)]):
+        assert cli.main(argv + ["math:sin", "1"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "it is a symbolic link" in err, err
+        assert link.is_symlink() and real.read_text() == "precious"
+    assert cli.main(["trace", "--format", "html", "-o", "-", "math:sin", "1"]) == 2
+    assert "the flame graph cannot go to standard output (-o -)" in capsys.readouterr().err
+    assert cli.main(["profile", "--format", "pstats", "-o", "-", "math:sin", "1"]) == 2
+    assert "the pstats file cannot go to standard output (-o -)" in capsys.readouterr().err
+    assert cli.main(["profile", "--format", "pstats", "math:sin", "1"]) == 2
+    assert "--format pstats writes the profile to a file: give -o FILE" in capsys.readouterr().err
+    assert cli.main(["trace", "--max-events", "2", "-o", os.devnull, "math:sin", "1"]) == 2
+    assert "--max-events keeps the last calls in the trace file, and -o /dev/null writes none" in \
+        capsys.readouterr().err
+    assert cli.main(["trace", "-o", os.devnull + "", "--format", "html", "math:sin", "1"]) == 0
+    assert capsys.readouterr().err.endswith("1 calls recorded (-o /dev/null: no trace file written)\n")
+    assert cli.main(["profile", "-o", os.devnull, "--format", "pstats", "math:sin", "1"]) == 0
+    assert capsys.readouterr().err.endswith("-o /dev/null: no pstats file written\n")
+
+
+def run_with_small_files(*argv, limit, cwd):
+    """``python -m context ARGV`` with files limited to ``limit`` bytes: a write beyond fails (EFBIG)."""
+    resource = pytest.importorskip("resource")
+    import signal
+
+    def small_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a failed write, not a killed process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYCASSETTE_CACHE="0",  # no other file to write
+               PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "context", *argv], capture_output=True, text=True, env=env, cwd=cwd,
+                          preexec_fn=small_files)
+
+
+MANY_CALLS = "def leaf(i):\n    return i\n\nfor i in range(3000):\n    leaf(i)\nprint('done')\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or sys.platform != "linux", reason="needs RLIMIT_FSIZE (Linux)")
+@pytest.mark.parametrize("options", [[], ["--max-events", "2000"]])
+def test_a_trace_file_that_fails_gives_one_line_and_a_failing_status(tmp_path, options):
+    (tmp_path / "many.py").write_text(MANY_CALLS)
+    done = run_with_small_files("trace", *options, "-o", "t.json", "many.py", limit=20_000, cwd=tmp_path)
+    assert done.stdout == "done\n"  # the target ran to its end
+    assert done.returncode == 1
+    assert done.stderr == ("python -m context: cannot write the trace file t.json: File too large; the run went on "
+                           "without it, and the partial file was removed\n")
+    assert sorted(os.listdir(tmp_path)) == ["many.py"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or sys.platform != "linux", reason="needs RLIMIT_FSIZE (Linux)")
+@pytest.mark.parametrize("argv, what", [(["trace", "-o", "t.html"], "the flame graph t.html"),
+                                        (["profile", "-o", "t.prof"], "the pstats file t.prof")])
+def test_a_whole_file_that_fails_gives_one_line_and_a_failing_status(tmp_path, argv, what):
+    (tmp_path / "many.py").write_text(MANY_CALLS.replace("leaf(i)\n", "leaf(i)\n    exec('def f%d(): pass' % i)\n"
+                                                         "    globals()['f%d' % i]()\n"))
+    done = run_with_small_files(*argv, "many.py", limit=20_000, cwd=tmp_path)
+    assert done.stdout == "done\n" and done.returncode == 1
+    assert done.stderr.splitlines()[-1] == "python -m context: cannot write %s: File too large" % what
+    assert sorted(os.listdir(tmp_path)) == ["many.py"]  # nor a temporary file
+
+
+# -- profile -----------------------------------------------------------------------------------
+
+RECURSIVE = textwrap.dedent(
+    """
+    def fib(n):
+        return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+    def work():
+        return [fib(8) for _ in range(3)]
+
+    print(work()[0])
+    """
+)
+
+
+def profile_rows(text):
+    """``[(calls, function)]`` of a profile table."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split() == ["calls", "own", "ms", "cum", "ms", "function"])
+    rows = []
+    for line in lines[start + 1:]:
+        parts = line.split()
+        if "calls in total," in line or parts[0] == "...":
+            break
+        rows.append((parts[0], parts[3]))
+    return rows
+
+
+def test_profile_prints_a_table_sorted_as_asked(tmp_path):
+    path = tmp_path / "fib.py"
+    path.write_text(RECURSIVE)
+    done = run_cli("profile", str(path))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "21\n"
+    rows = profile_rows(done.stderr)
+    assert rows[0] == ("1", "__main__.<module>")  # the largest cumulative time first
+    assert ("201/3", "__main__.fib") in rows  # all/primitive calls of a recursive function
+    assert done.stderr.splitlines()[-1].endswith(" ms") and "calls in total" in done.stderr.splitlines()[-1]
+    by_calls = profile_rows(run_cli("profile", "--sort", "calls", "--top", "2", str(path)).stderr)
+    assert by_calls[0] == ("201/3", "__main__.fib") and len(by_calls) == 2
+    by_name = [name for _, name in profile_rows(run_cli("profile", "--sort", "name", str(path)).stderr)]
+    assert by_name == sorted(by_name)
+
+
+def test_profile_table_to_a_file_or_standard_output(tmp_path, capsys):
+    out = tmp_path / "table.txt"
+    assert cli.main(["profile", "--sort", "tottime", "-o", str(out), "statistics:mean", "[1, 2, 4]"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "2.3333333333333335\n" and captured.err == ""
+    assert ("1", "statistics.mean") in profile_rows(out.read_text())
+    assert cli.main(["profile", "-o", "-", "--top", "1", "statistics:mean", "[1, 2, 4]"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("2.3333333333333335\ncalls  own ms  cum ms  function\n")
+    assert profile_rows(captured.out) == [("1", "statistics.mean")]
+
+
+@pytest.mark.parametrize("options, name", [([], "fib.prof"), ([], "fib.pstats"), (["--format", "pstats"], "fib.out")])
+def test_profile_writes_a_pstats_file(tmp_path, options, name):
+    import pstats
+
+    path = tmp_path / "fib.py"
+    path.write_text(RECURSIVE)
+    out = tmp_path / name
+    done = run_cli("profile", *options, "-o", str(out), str(path))
+    assert done.returncode == 0, done.stderr
+    stats = pstats.Stats(str(out))
+    (fib,) = [key for key in stats.stats if key[2] == "fib"]
+    cc, nc, tt, ct, callers = stats.stats[fib]
+    assert (nc, cc) == (201, 3) and ct <= stats.total_tt and key_file(fib) == str(path)
+    assert profile_rows(done.stderr)[0] == ("1", "__main__.<module>")  # the table still goes to standard error
+    assert done.stderr.splitlines()[-1] == ("python -m context: profile of %d calls written to %s (read it with "
+                                            "python -m pstats %s, or pstats.Stats)" % (stats.total_calls, out, out))
+
+
+def key_file(key):
+    return key[0]
+
+
+# -- the helper the command line runs scripts with ----------------------------------------------
+
+
+def test_module_code_function_runs_a_module_s_code_under_a_context():
+    import context
+
+    code = compile("import math\nroots = [math.sqrt(i) for i in range(4)]\n", "<cell>", "exec")
+    namespace = {"__name__": "cell"}
+    function = cli.module_code_function(code, namespace)
+    counter = context.CountCtx()
+    assert context.overdub(counter, function) is None
+    assert namespace["roots"] == [0.0, 1.0, 2 ** 0.5, 3 ** 0.5] and counter.counts["math.sqrt"] == 4
+    assert namespace["__builtins__"] is __import__("builtins")  # as exec adds them
+    own = {"__builtins__": {"len": lambda x: 42}}
+    cli.module_code_function(compile("n = len([])", "<cell>", "exec"), own)()
+    assert own["n"] == 42  # the namespace's own builtins are kept
+    with pytest.raises(TypeError, match="expected a code object"):
+        cli.module_code_function("n = 1", {})
+    with pytest.raises(ValueError, match="the code of a function, not of a module"):
+        cli.module_code_function(test_module_code_function_runs_a_module_s_code_under_a_context.__code__, {})
+
+
+def test_help_names_the_new_options():
+    assert "profile" in run_cli("--help").stdout
+    out = run_cli("trace", "--help").stdout
+    for words in ["--max-events", "--receivers", "--format", "html"]:
+        assert words in out
+    out = run_cli("profile", "--help").stdout
+    for words in ["--sort", "cumulative", "tottime", "pstats", ".prof", "--top", "-m MODULE"]:
+        assert words in out

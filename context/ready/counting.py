@@ -4,10 +4,15 @@
 and write the profile in ``cProfile``'s format for ``pstats``.
 """
 
+from __future__ import annotations
+
 import marshal
+import os
 from collections import Counter
+from collections.abc import Callable
 from time import perf_counter_ns
 from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
+from typing import Any
 
 from ..base import Context
 from ..state import STATE as _STATE
@@ -43,14 +48,14 @@ class CountCtx(OperatorsOption, Context):
     also times the calls and writes ``pstats`` files.
     """
 
-    def __init__(self, types=None, *, operators=False):
+    def __init__(self, types: type | tuple[type, ...] | None = None, *, operators: bool = False) -> None:
         super().__init__(metadata=None)
         self.types = _check_types(types)
         self.total = 0
         self._by_key = Counter()
         self._names = {}
 
-    def prehook(self, f, /, *args, **kwargs):
+    def prehook(self, f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> None:
         types = self.types
         if types is not None:
             if not (args or kwargs):
@@ -68,14 +73,14 @@ class CountCtx(OperatorsOption, Context):
             self._names[key] = callee_name(f)
 
     @property
-    def counts(self):
+    def counts(self) -> dict[str, int]:
         """``{qualified name: calls}``, most called first (functions sharing a name are added up)."""
         merged = Counter()
         for key, n in self._by_key.items():
             merged[self._names[key]] += n
         return dict(merged.most_common())
 
-    def table(self, top=None):
+    def table(self, top: int | None = None) -> str:
         """The per-function counts as aligned text: ``count  name`` lines, most called first, then the total."""
         rows = list(self.counts.items())
         hidden = 0
@@ -89,7 +94,7 @@ class CountCtx(OperatorsOption, Context):
         lines.append("%*d  calls in total" % (width, self.total))
         return "\n".join(lines)
 
-    def reset(self):
+    def reset(self) -> None:
         """Forget every count."""
         self.total = 0
         self._by_key.clear()
@@ -114,7 +119,7 @@ def _check_sort(sort, who):
     return found
 
 
-def pstats_label(f):
+def pstats_label(f: Any) -> tuple[str, int, str]:
     """The key cProfile gives a callee: ``(file, first line, name)``, or ``("~", 0, "<...>")`` for the rest.
 
     Python functions (and methods of them) are ``(co_filename, co_firstlineno, co_name)``;
@@ -172,7 +177,7 @@ class ProfileCtx(OperatorsOption, Context):
     fast path. Not thread safe: use one context per thread.
     """
 
-    def __init__(self, types=None, *, operators=False):
+    def __init__(self, types: type | tuple[type, ...] | None = None, *, operators: bool = False) -> None:
         super().__init__(metadata=None)
         self.types = _check_types(types, "ProfileCtx")
         self._entries = {}  # callee_key -> [calls, recursive calls, own ns, cumulative ns, active, {caller key: sub}]
@@ -180,7 +185,7 @@ class ProfileCtx(OperatorsOption, Context):
         self._stack = []  # per counted call running: [callee key, entry, sub entry, children's ns]
         self.stats = {}
 
-    def overdub(self, f, /, *args, **kwargs):
+    def overdub(self, f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         types = self.types
         act = _STATE.act
         if act is None or act.ctx is not self:
@@ -233,19 +238,19 @@ class ProfileCtx(OperatorsOption, Context):
     # -- counts, as CountCtx ------------------------------------------------------------
 
     @property
-    def total(self):
+    def total(self) -> int:
         """The number of calls counted (the top call included)."""
         return sum(e[0] for e in self._entries.values())
 
     @property
-    def counts(self):
+    def counts(self) -> dict[str, int]:
         """``{qualified name: calls}``, most called first (functions sharing a name are added up)."""
         merged = Counter()
         for key, entry in self._entries.items():
             merged[self._labels[key][0]] += entry[0]
         return dict(merged.most_common())
 
-    def reset(self):
+    def reset(self) -> None:
         """Forget every count and time (not while a run is under way)."""
         self._entries.clear()
         self._labels.clear()
@@ -253,7 +258,7 @@ class ProfileCtx(OperatorsOption, Context):
 
     # -- the profile ----------------------------------------------------------------------
 
-    def profile(self):
+    def profile(self) -> dict[str, tuple[int, int, float, float, tuple[str, int, str]]]:
         """Per function: ``{qualified name: (calls, primitive calls, own s, cumulative s, pstats label)}``.
 
         Functions that share a qualified name and a label are added up.
@@ -273,7 +278,7 @@ class ProfileCtx(OperatorsOption, Context):
             out[name] = (nc, nc - rc, own / 1e9, cum / 1e9, label)
         return out
 
-    def create_stats(self):
+    def create_stats(self) -> None:
         """Set ``self.stats`` to the profile in cProfile's form; ``pstats.Stats(ctx)`` calls it."""
         stats = {}
         labels = self._labels
@@ -296,12 +301,12 @@ class ProfileCtx(OperatorsOption, Context):
                 row[4][caller_label] = (prev[0] + snc, prev[1] + snc - src, prev[2] + sown / 1e9, prev[3] + scum / 1e9)
         self.stats = {label: tuple(row) for label, row in stats.items()}
 
-    def dump_stats(self, path):
+    def dump_stats(self, path: str | os.PathLike[str]) -> None:
         """Write the profile to ``path`` in cProfile's format (marshal), for ``pstats.Stats(path)`` and its tools."""
         self.create_stats()
         atomic_write(path, [marshal.dumps(self.stats)])
 
-    def table(self, top=None, sort="cumulative"):
+    def table(self, top: int | None = None, sort: str = "cumulative") -> str:
         """The profile as aligned text, one line per function, sorted by ``sort`` (largest first), then totals.
 
         ``sort``: ``"cumulative"`` (cumulative time), ``"tottime"`` (own time), ``"calls"`` or

@@ -1,11 +1,18 @@
 """``PrintCtx``: print each call with its arguments, indented by depth (the talk's logging example)."""
 
+from __future__ import annotations
+
 import sys
+from collections.abc import Callable, Iterable
+from typing import IO, Any, Union
 
 from ..base import Context
 from .display import format_arguments, callee_name, short_repr
 from .filters import CalleeFilter
 from .options import OperatorsOption, check_max_depth
+
+# The type of ``include=`` and ``exclude=``: a pattern on the qualified name, a predicate, a list of them, or None
+Patterns = Union[str, Callable[[Any], bool], Iterable[Union[str, Callable[[Any], bool]]], None]
 
 
 class PrintCtx(OperatorsOption, Context):
@@ -20,8 +27,9 @@ class PrintCtx(OperatorsOption, Context):
     operators as calls of ``operator.*``. ``limit``: characters per value shown.
     """
 
-    def __init__(self, file=None, *, results=False, max_depth=None, include=None, exclude=None,
-                 qualified=False, operators=False, limit=80):
+    def __init__(self, file: IO[str] | Callable[[str], object] | None = None, *, results: bool = False,
+                 max_depth: int | None = None, include: Patterns = None, exclude: Patterns = None,
+                 qualified: bool = False, operators: bool = False, limit: int | None = 80) -> None:
         super().__init__(metadata=None)
         self.file = file
         self.results = results
@@ -56,7 +64,7 @@ class PrintCtx(OperatorsOption, Context):
             self._flush()
             self._write("%s-> %s" % (pad, shown_value))
 
-    def overdub(self, f, /, *args, **kwargs):
+    def overdub(self, f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         depth = self._depth
         if self.max_depth is not None and depth > self.max_depth:
             return self.fallback(f, *args, **kwargs)

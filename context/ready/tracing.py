@@ -7,14 +7,18 @@ of, or as well as, keeping them in memory; ``TraceCtx.save`` writes a kept tree 
 Chrome trace or as an HTML flame graph (see ``flamegraph.py``).
 """
 
+from __future__ import annotations
+
 import os
 import platform
 import sys
 import warnings
+from collections.abc import Callable
 from functools import partial
 from threading import current_thread, get_native_id
 from time import perf_counter_ns
 from types import BuiltinFunctionType, CodeType, FunctionType, MethodType, ModuleType
+from typing import Any
 
 from ..base import Context
 from ..state import STATE as _STATE
@@ -22,6 +26,7 @@ from .chrome import ChromeTraceWriter, event_head, event_tail, write_records
 from .display import code_of, callee_key, callee_name, format_arguments, short_repr
 from .filters import CalleeFilter
 from .options import OperatorsOption, check_max_depth
+from .printing import Patterns
 from .tree import outcome_text, render_tree
 
 _run = Context.overdub  # run one call the default way: primitive, recurse or fallback
@@ -42,7 +47,7 @@ class CallRecord:
 
     __slots__ = ("callee", "args", "kwargs", "result", "exception", "start_ns", "end_ns", "children")
 
-    def __init__(self, callee, args, kwargs):
+    def __init__(self, callee: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         self.callee = callee
         self.args = args
         self.kwargs = kwargs
@@ -53,19 +58,19 @@ class CallRecord:
         self.children = []
 
     @property
-    def name(self):
+    def name(self) -> str:
         """The callee's qualified name, ``module.qualname``."""
         return callee_name(self.callee)
 
     @property
-    def seconds(self):
+    def seconds(self) -> float | None:
         """Wall time of the call in seconds (None while it runs)."""
         if self.end_ns is None:
             return None
         return (self.end_ns - self.start_ns) / 1e9
 
     @property
-    def raised(self):
+    def raised(self) -> bool:
         """Whether the call ended with an exception."""
         return self.exception is not None
 
@@ -139,8 +144,10 @@ class TraceCtx(OperatorsOption, Context):
     Not thread safe: one ``TraceCtx`` must not run in two threads at once.
     """
 
-    def __init__(self, file=None, *, keep=None, max_depth=None, include=None, exclude=None, operators=False,
-                 limit=80, max_events=None, receivers=False):
+    def __init__(self, file: str | os.PathLike[str] | None = None, *, keep: bool | None = None,
+                 max_depth: int | None = None, include: Patterns = None, exclude: Patterns = None,
+                 operators: bool = False, limit: int | None = 80, max_events: int | None = None,
+                 receivers: bool = False) -> None:
         super().__init__(metadata=None)
         self.max_depth = check_max_depth(max_depth, "TraceCtx")
         self.filter = CalleeFilter(include, exclude)
@@ -176,7 +183,7 @@ class TraceCtx(OperatorsOption, Context):
         where = "" if self.file is None else "%r, " % self.file
         return "%s(%skeep=%r, calls=%d)" % (type(self).__name__, where, self.keep, self.calls)
 
-    def overdub(self, f, /, *args, **kwargs):
+    def overdub(self, f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         if not self._plain:
             return self._overdub(f, args, kwargs)
         # Keep the tree, no file, no filter: the lean path (CallRecord.__init__ inlined; the
@@ -211,7 +218,7 @@ class TraceCtx(OperatorsOption, Context):
         return out
 
     @property
-    def calls(self):
+    def calls(self) -> int:
         """The number of calls recorded so far."""
         if not self._plain:
             return self._calls
@@ -330,7 +337,7 @@ class TraceCtx(OperatorsOption, Context):
             raise ValueError("TraceCtx.%s: the call tree was not kept in memory; pass keep=True "
                              "(TraceCtx(file, keep=True) also streams to the file)" % what)
 
-    def render(self, max_depth=None, limit=None):
+    def render(self, max_depth: int | None = None, limit: int | None = None) -> str:
         """The recorded calls as an indented text tree: ``name(args) -> result  [0.123 ms]``, one line per call.
 
         ``max_depth`` shows calls down to that depth only (the top calls are depth 0);
@@ -340,7 +347,7 @@ class TraceCtx(OperatorsOption, Context):
         check_max_depth(max_depth, "TraceCtx.render")
         return render_tree(self.roots, max_depth, self.limit if limit is None else _check_limit(limit))
 
-    def write_chrome(self, path):
+    def write_chrome(self, path: str | os.PathLike[str]) -> int:
         """Write the kept call tree to ``path`` as a Chrome trace-event JSON file; returns the number of calls.
 
         One complete event per call, parents first, with the names of the process and the
@@ -368,7 +375,7 @@ class TraceCtx(OperatorsOption, Context):
 
     FORMATS = ("chrome", "html")
 
-    def save(self, path, format=None, *, title=None):
+    def save(self, path: str | os.PathLike[str], format: str | None = None, *, title: str | None = None) -> int:
         """Write the kept call tree to ``path``: ``format="chrome"`` (JSON) or ``"html"`` (a flame graph).
 
         Without ``format``, a path ending in ``.html`` or ``.htm`` is a flame graph and any
@@ -391,16 +398,16 @@ class TraceCtx(OperatorsOption, Context):
     # -- the file -----------------------------------------------------------------------
 
     @property
-    def file_error(self):
+    def file_error(self) -> OSError | None:
         """The ``OSError`` that stopped the writing of the trace file, or None."""
         return None if self._writer is None else self._writer.error
 
     @property
-    def dropped_events(self):
+    def dropped_events(self) -> int:
         """Calls that ``max_events`` left out of the file (so far)."""
         return 0 if self._writer is None else self._writer.dropped
 
-    def close(self):
+    def close(self) -> None:
         """Finish and close the trace file (if any). Closing twice is fine."""
         if self._writer is not None:
             self._writer.close()

@@ -1,8 +1,12 @@
 """``TaggingContext``: what a context needs to carry tagged values, and ``enabletagging``."""
 
+from __future__ import annotations
+
 import copy
 import operator
+from collections.abc import Callable
 from types import FunctionType
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -14,6 +18,9 @@ from .errors import TaggingError
 from .guard import GUARD
 from .tags import Tag
 from .values import Tagged, primal
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+_C = TypeVar("_C", bound=Context)
 
 
 class TaggingContext(Context):
@@ -35,7 +42,7 @@ class TaggingContext(Context):
     untag_for_natives = True
 
     @classmethod
-    def no_rule_error(cls, fn, ctx):
+    def no_rule_error(cls, fn: Callable[..., Any], ctx: Context) -> Exception:
         """The error for ``fn`` meeting a value tagged by ``ctx`` with no primitive."""
         name = qualified_name(fn)
         return TaggingError(
@@ -44,7 +51,7 @@ class TaggingContext(Context):
         )
 
 
-def native_primitive(impl):
+def native_primitive(impl: _F) -> _F:
     """Mark ``impl`` as a primitive that runs natively even in a nested context.
 
     Such a primitive handles its own context's layer and runs the rest with ``enclosing_call``.
@@ -227,7 +234,7 @@ def tagging_class(cls):
     return derived
 
 
-def enabletagging(ctx, f):
+def enabletagging(ctx: _C, f: Callable[..., Any]) -> _C:
     """A copy of ``ctx`` with a fresh tag, for running ``f`` with tagged values.
 
     The tag is unique to this call (never derived from ``f``'s code), so runs of the same

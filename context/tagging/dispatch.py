@@ -9,10 +9,15 @@ when nested, unless marked ``native_primitive``). Primitives of tagging contexts
 their own tag's layer and leave the rest to ``enclosing_call``.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
 from types import ModuleType
+from typing import Any
 
 from .. import primitives
 from ..state import call_under
+from .tags import Tag
 from .values import Tagged, live
 
 _EMPTY = {}
@@ -59,7 +64,7 @@ def run_rule(tag, impl, args, kwargs=_EMPTY):
     return impl(tag.context, *args, **kwargs)
 
 
-def dispatch(fn, args, kwargs=_EMPTY):
+def dispatch(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: Mapping[str, Any] = _EMPTY) -> Any:
     """``fn(*args, **kwargs)`` where tagged arguments follow the rules of the newest live tag."""
     tag, args = newest_tag(args)
     if tag is None:
@@ -102,7 +107,8 @@ def _without_layer(x, tag):
     return x
 
 
-def enclosing_call(tag, fn, args, kwargs=_EMPTY):
+def enclosing_call(tag: Tag, fn: Callable[..., Any], args: tuple[Any, ...],
+                   kwargs: Mapping[str, Any] = _EMPTY) -> Any:
     """Call ``fn`` under the context that encloses ``tag``'s: it sees the call as its own.
 
     With no enclosing context it is a plain call.

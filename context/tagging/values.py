@@ -1,6 +1,11 @@
 """Tagged values, and the public functions that make and read them."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from ..base import Context
+from .tags import Tag
 
 
 class _NoMetadataType:
@@ -38,7 +43,7 @@ class Tagged:
     __slots__ = ("value", "tag", "meta")
     __array_ufunc__ = None  # NumPy defers binary operators to ours
 
-    def __init__(self, value, tag, meta):
+    def __init__(self, value: Any, tag: Tag, meta: Any) -> None:
         if not tag.used:
             tag.mark_used()
         self.value = value
@@ -90,21 +95,21 @@ def live(x):
     return x
 
 
-def primal(x):
+def primal(x: Any) -> Any:
     """``x`` with every tag removed."""
     while issubclass(type(x), Tagged):
         x = x.value
     return x
 
 
-def tag(x, ctx, meta=NoMetadata):
+def tag(x: Any, ctx: Context, meta: Any = NoMetadata) -> Tagged:
     """``x`` tagged for ``ctx`` (made by ``enabletagging``) with metadata ``meta``."""
     t = tag_of(ctx, "tag")
     t.mark_used()  # before the value exists (a ``tagged_type`` need not call ``Tagged.__init__``)
     return type(ctx).tagged_type(x, t, meta)
 
 
-def untag(x, ctx):
+def untag(x: Any, ctx: Context) -> Any:
     """``x`` without ``ctx``'s tag; anything not tagged by ``ctx`` is returned unchanged."""
     t = tag_of(ctx, "untag")
     if issubclass(type(x), Tagged) and x.tag is t:
@@ -112,13 +117,13 @@ def untag(x, ctx):
     return x
 
 
-def istagged(x, ctx):
+def istagged(x: Any, ctx: Context) -> bool:
     """Whether ``x`` carries ``ctx``'s tag."""
     t = tag_of(ctx, "istagged")
     return issubclass(type(x), Tagged) and x.tag is t
 
 
-def metadata(x, ctx):
+def metadata(x: Any, ctx: Context) -> Any:
     """The metadata ``x`` carries for ``ctx``, or ``NoMetadata``."""
     t = tag_of(ctx, "metadata")
     if issubclass(type(x), Tagged) and x.tag is t:
@@ -126,6 +131,6 @@ def metadata(x, ctx):
     return NoMetadata
 
 
-def hasmetadata(x, ctx):
+def hasmetadata(x: Any, ctx: Context) -> bool:
     """Whether ``x`` carries metadata for ``ctx``."""
     return metadata(x, ctx) is not NoMetadata
