@@ -30,7 +30,7 @@ from .api import canrecurse, disablehooks, overdub, recurse, similarcontext  # n
 from .base import Context  # noqa: E402
 from .callbacks import register_callback_method, register_callback_positions  # noqa: E402
 from .errors import RewriteError  # noqa: E402
-from .ready.counting import CountCtx  # noqa: E402
+from .ready.counting import CountCtx, ProfileCtx  # noqa: E402
 from .ready.devices import GPUUnavailableError  # noqa: E402
 from .ready.gpu import GPUCtx, GPUHostFallbackWarning  # noqa: E402
 from .ready.printing import PrintCtx  # noqa: E402
@@ -44,6 +44,7 @@ __all__ = [
     "GPUHostFallbackWarning",
     "GPUUnavailableError",
     "PrintCtx",
+    "ProfileCtx",
     "RewriteError",
     "TraceCtx",
     "canrecurse",
@@ -55,3 +56,10 @@ __all__ = [
     "register_callback_positions",
     "similarcontext",
 ]
+
+
+def load_ipython_extension(ipython):
+    """``%load_ext context``: the ``%trace``, ``%count`` and ``%print`` magics (see ``context.ipython``)."""
+    from .ipython import load_ipython_extension as load  # IPython is needed only here
+
+    load(ipython)

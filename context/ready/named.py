@@ -7,6 +7,7 @@ NAMES = {
     "count": "context.CountCtx",
     "trace": "context.TraceCtx",
     "print": "context.PrintCtx",
+    "profile": "context.ready.counting.ProfileCtx",
     "tagging": "context.tagging.TaggingContext (with a fresh tag)",
 }
 
@@ -55,6 +56,10 @@ def context_factory(spec, trace_file=None):
         return (lambda f: TraceCtx()) if trace_file is None else (lambda f: TraceCtx(trace_file))
     if spec == "print":
         return lambda f: PrintCtx()
+    if spec == "profile":
+        from .counting import ProfileCtx
+
+        return lambda f: ProfileCtx()
     if spec == "tagging":
         from ..tagging import TaggingContext, enabletagging
 
