@@ -488,3 +488,16 @@ def test_speedscope_complains_about_a_file_that_does_not_nest(tmp_path):
     ]}))
     console, _ = speedscope_import(bad, tmp_path)
     assert any("Tried to end" in line for line in console)
+
+
+def test_whole_file_writes_follow_symbolic_links_and_write_devices_directly(tmp_path):
+    from context.ready.chrome import atomic_write
+
+    target = tmp_path / "real.json"
+    target.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    assert atomic_write(link, [b"new"]) == 3
+    assert link.is_symlink() and target.read_text() == "new"  # the link stays a link
+    assert atomic_write(os.devnull, [b"x" * 10]) == 10
+    assert os.path.exists(os.devnull) and not os.path.isfile(os.devnull)

@@ -41,6 +41,7 @@ partial trace that parses would look complete), and reports the error once, as a
 
 import json
 import os
+import stat
 import sys
 import threading
 import time
@@ -86,10 +87,25 @@ def atomic_write(path, chunks):
     """Write the byte strings ``chunks`` to ``path`` through a temporary file in the same directory.
 
     The target is replaced (``os.replace``) only once everything is written: a failure or
-    an interruption leaves it as it was, and removes the temporary file. Returns the size.
+    an interruption leaves it as it was, and removes the temporary file. A symbolic link is
+    followed (the file it names is replaced, not the link), and a device or pipe is written
+    to directly. Returns the size.
     """
     path = _check_path(path)
-    folder, base = os.path.split(os.path.abspath(path))
+    real = os.path.realpath(path)  # a symbolic link is written through, never replaced
+    if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
+        # a device or a pipe (/dev/stdout, /dev/null): written to directly, it cannot be swapped
+        size = 0
+        try:
+            with open(real, "wb") as fh:
+                for chunk in chunks:
+                    fh.write(chunk)
+                    size += len(chunk)
+        except OSError as exc:
+            raise _path_error(exc, path) from None
+        return size
+    path = real
+    folder, base = os.path.split(path)
     tmp = os.path.join(folder, ".%s.%d.%s.tmp" % (base, os.getpid(), os.urandom(4).hex()))
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
