@@ -3,34 +3,56 @@
 The first call of a function under a context rewrites its code (or loads the rewrite
 from the disk cache), which can take longer than the call itself. Tools that time calls
 (``TraceCtx``, ``ProfileCtx``) read ``clock_ns()`` so that this work is never charged
-to the user's functions. Each thread has its own count, so one thread's rewriting does
-not shorten another thread's calls.
+to the user's functions.
+
+The clock is one for the process, so that the times of different threads stay on one
+timeline (a trace file shows them side by side): it stands still while any thread does
+the engine's work, and ``engine_ns()`` is the total of those intervals. It never goes
+back. (A thread that runs user code while another rewrites has that time left out too;
+rewriting happens once per function, so this is rare and short.)
 """
 
+import threading
 from time import perf_counter_ns
 
-from .state import STATE
+_lock = threading.Lock()
+# [engine time so far, start of the current engine interval or None, threads in engine work];
+# hot paths that cannot afford a call inline ``clock_ns``: (perf_counter_ns() if s[1] is None
+# else s[1]) - s[0], with s = CLOCK_STATE
+_state = CLOCK_STATE = [0, None, 0]
 
 
 def clock_ns() -> int:
-    """``time.perf_counter_ns()`` minus the time this thread has spent in the engine's own work."""
-    return perf_counter_ns() - STATE.engine_ns
+    """``time.perf_counter_ns()`` without the time the engine spent on its own work."""
+    state = _state
+    since = state[1]
+    return (perf_counter_ns() if since is None else since) - state[0]
 
 
 def engine_ns() -> int:
-    """The time, in nanoseconds, this thread has spent in the engine's own work so far."""
-    return STATE.engine_ns
+    """The time, in nanoseconds, the engine has spent on its own work so far (all threads)."""
+    state = _state
+    since = state[1]
+    return state[0] + (0 if since is None else perf_counter_ns() - since)
 
 
 class engine_work:
-    """``with engine_work():`` the block's time is the engine's, not the user's (blocks must not nest)."""
+    """``with engine_work():`` the block's time is the engine's, not the user's (blocks may
+    nest and overlap across threads: the clock stands still while any is open)."""
 
-    __slots__ = ("start",)
+    __slots__ = ()
 
     def __enter__(self):
-        self.start = perf_counter_ns()
+        with _lock:
+            if _state[2] == 0:
+                _state[1] = perf_counter_ns()
+            _state[2] += 1
         return self
 
     def __exit__(self, *exc_info):
-        STATE.engine_ns += perf_counter_ns() - self.start
+        with _lock:
+            _state[2] -= 1
+            if _state[2] == 0:
+                _state[0] += perf_counter_ns() - _state[1]
+                _state[1] = None
         return False

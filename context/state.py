@@ -51,7 +51,6 @@ class _State(threading.local):
 
     def __init__(self):
         self.act = None
-        self.engine_ns = 0  # time this thread spent in the engine's own work (see ``clock.py``)
         self.call, self.call_ex, self.callee, self.enter, self.enter_kw, self.enter_ex, self.run = _NATIVE
 
 

@@ -109,7 +109,7 @@ def test_streamed_events_come_as_calls_end_and_nest_strictly(tmp_path):
 
 
 def test_timestamps_stay_strict_when_the_clock_repeats_a_reading(tmp_path, monkeypatch):
-    monkeypatch.setattr(tracing, "perf_counter_ns", lambda: 10**9)  # every reading equal
+    monkeypatch.setattr(tracing, "clock_ns", lambda: 10**9)  # every reading equal
     path = tmp_path / "t.json"
     with TraceCtx(path, keep=True) as ctx:
         context.overdub(ctx, top, 3)

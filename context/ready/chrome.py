@@ -49,6 +49,8 @@ import warnings
 from collections import deque
 from json.encoder import encode_basestring_ascii as _json_str  # a str as a JSON string literal (ASCII)
 
+from ..clock import clock_ns
+
 TRAILER = b"\n]}\n"
 WARN_BYTES = 100_000_000  # a file passing this size warns once (``ChromeTraceWriter.warn_bytes``)
 
@@ -202,7 +204,7 @@ class ChromeTraceWriter:
     ``begin(head, args_text, ns, receiver=None, tail="}")`` opens a call (``head`` from
     ``event_head``, ``tail`` from ``event_tail``; ``receiver`` is the text of its ``self`` or
     None) and ``end(key, text, ns)`` closes the innermost open one (``key`` is ``"result"``
-    or ``"exception"``), making its event; ``ns`` are ``time.perf_counter_ns()`` readings,
+    or ``"exception"``), making its event; ``ns`` are ``context.clock.clock_ns()`` readings,
     shown relative to ``t0_ns``.
     ``checkpoint()`` makes the file a complete document; ``close()`` ends the calls still
     open, finishes the file and closes it (twice is fine).
@@ -220,7 +222,7 @@ class ChromeTraceWriter:
     def __init__(self, path, *, t0_ns=None, other_data=None, max_events=None, process=None):
         if max_events is not None and (type(max_events) is not int or max_events < 1):
             raise ValueError("max_events must be None or an int >= 1, got %r" % (max_events,))
-        self.t0_ns = time.perf_counter_ns() if t0_ns is None else t0_ns
+        self.t0_ns = clock_ns() if t0_ns is None else t0_ns
         self.pid = os.getpid()
         self.max_events = max_events
         self.events = 0  # call events made
@@ -468,7 +470,7 @@ class ChromeTraceWriter:
         if self._fh is None:
             self._report()
             return
-        ns = time.perf_counter_ns()
+        ns = clock_ns()
         while self._open:
             self.end("unfinished", "the trace was closed before this call returned", ns)
         try:
@@ -501,7 +503,7 @@ def write_records(path, roots, *, t0_ns, describe, outcome, threads=(), other_da
         if named.get(t) != name:
             named[t] = name
             meta.append(metadata_event("thread_name", pid, t, name))
-    now = time.perf_counter_ns()
+    now = clock_ns()
     count = [0]
 
     def events():

@@ -10,11 +10,11 @@ import marshal
 import os
 from collections import Counter
 from collections.abc import Callable
-from time import perf_counter_ns
 from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
 from typing import Any
 
 from ..base import Context
+from ..clock import clock_ns
 from ..state import STATE as _STATE
 from .chrome import atomic_write
 from .display import callee_key, callee_name
@@ -169,7 +169,7 @@ class ProfileCtx(OperatorsOption, Context):
     ``ctx.total`` and ``ctx.counts`` are ``CountCtx``'s (here with the top call);
     ``ctx.table(top=None, sort="cumulative")`` renders the profile, ``ctx.dump_stats(path)``
     writes it in the format of ``cProfile`` for ``pstats.Stats(path)``, and ``pstats.Stats(ctx)``
-    reads it directly. Times are ``time.perf_counter_ns`` wall times and include the
+    reads it directly. Times are ``context.clock.clock_ns`` wall times (rewriting code excluded) and include the
     context's own work on the calls made inside (as cProfile's do).
 
     ``ProfileCtx`` overrides ``overdub``, so every call pays for two clock readings and a
@@ -209,13 +209,13 @@ class ProfileCtx(OperatorsOption, Context):
         sub[4] += 1
         frame = [key, 0]
         stack.append(frame)
-        start = perf_counter_ns()
+        start = clock_ns()
         try:
             if act is not None:
                 return act.default_run(f, args, kwargs)
             return _run(self, f, *args, **kwargs)
         finally:
-            elapsed = perf_counter_ns() - start
+            elapsed = clock_ns() - start
             stack.pop()
             if stack:
                 stack[-1][1] += elapsed

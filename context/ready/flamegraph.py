@@ -19,6 +19,7 @@ import os
 import time
 from types import BuiltinFunctionType
 
+from ..clock import clock_ns
 from .chrome import atomic_write
 from .display import callee_key, callee_name, code_of
 
@@ -57,7 +58,7 @@ def _from_records(roots, describe, segments):
     names = _Names()
     if not roots:
         return names.rows, []
-    now = time.perf_counter_ns()
+    now = clock_ns()
     t0 = min(r.start_ns for r in roots)
     by_tid = {}
     order = []
