@@ -20,7 +20,7 @@ def test_bound_native_methods_of_temporary_objects_share_one_key_per_type_and_na
 
     ctx = context.CountCtx()
     context.overdub(ctx, work, 300)
-    assert ctx.counts["Pattern.match"] == 300 and ctx.counts["str.__str__"] == 300
+    assert ctx.counts["re.Pattern.match"] == 300 and ctx.counts["str.__str__"] == 300
     assert len(ctx._by_key) < 10  # one key per function, however many bound method objects
     assert callee_key(pattern.match) == callee_key(re.compile("b").match)
     assert callee_key("x".__str__) == callee_key("y".__str__)
@@ -46,3 +46,19 @@ def test_functions_of_one_code_share_an_identity_hashed_key_that_keeps_nothing_a
     gc.collect()
     assert ref() is None  # the key did not keep the code alive
     assert type(key) is CodeKey
+
+
+def test_methods_of_native_types_found_in_the_type_have_keys_and_names_of_their_own():
+    from context.ready.display import callee_name
+
+    assert callee_key(str.replace) is str.replace and callee_key(str.split) is str.split
+    assert callee_name(str.replace) == "str.replace" and callee_name(re.Match.group) == "re.Match.group"
+    assert callee_name(dict.__dict__["fromkeys"]) == "dict.fromkeys"
+    assert callee_name(re.compile("a").match) == "re.Pattern.match"
+
+    def calls_descriptors(s):
+        return str.upper(s), str.lower(s), str.upper(s)
+
+    ctx = context.CountCtx()
+    context.overdub(ctx, calls_descriptors, "Ab")
+    assert ctx.counts == {"str.upper": 2, "str.lower": 1}

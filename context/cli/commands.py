@@ -51,7 +51,7 @@ def context_for(ns: argparse.Namespace, prog: str) -> Context:
         if ns.command == "print":
             return PrintCtx(None, results=ns.results, qualified=ns.qualified, **filters(ns))
         if ns.command == "count":
-            return CountCtx(ns.types, operators=ns.operators)
+            return CountCtx(ns.types, operators=ns.operators, via=ns.via)
         if ns.command == "profile":
             return ProfileCtx(ns.types, operators=ns.operators)
         return TraceCtx(None, keep=False, limit=ns.limit, receivers=ns.receivers, **filters(ns))
@@ -149,7 +149,7 @@ def _write_table(table: str, out: TextIO | None) -> None:
 def run_count(ns: argparse.Namespace, output: str | None, target: Target, run: Run, prog: str,
               interval: float) -> int:
     out = _table_stream(output, run)
-    ctx = CountCtx(ns.types, operators=ns.operators)
+    ctx = CountCtx(ns.types, operators=ns.operators, via=ns.via)
     run.start_progress(progress_for(ns.progress, True, lambda: ctx.total, interval))
     try:
         status = execute(ctx, target, run)

@@ -15,7 +15,8 @@ from typing import Any
 
 from ..base import Context
 from ..clock import clock_ns
-from ..state import STATE as _STATE
+from ..state import STATE as _STATE, switch_to
+from . import monitoring
 from .chrome import atomic_write
 from .display import callee_key, callee_name
 from .options import OperatorsOption
@@ -44,13 +45,31 @@ class CountCtx(OperatorsOption, Context):
     ``operator.*``. ``ctx.total`` is the number of calls counted; ``ctx.counts`` maps each
     function's qualified name to its count (most called first); ``ctx.table(top)`` renders it.
 
-    ``CountCtx`` only counts, with a prehook: the engine's fast path. ``ProfileCtx`` (below)
-    also times the calls and writes ``pstats`` files.
+    ``via`` chooses how calls are seen. ``"engine"`` (the default): the engine's call
+    path with a prehook, exactly what any context sees, on every supported version, nested
+    in other contexts or not. ``"monitoring"``: CPython's ``sys.monitoring`` events (3.12+),
+    several times cheaper, for a run that is not nested in another context; it also counts
+    the special methods the interpreter calls implicitly (``__eq__`` for ``==``, property
+    getters), as ``cProfile`` does, and ``with ctx:`` then works in any code. Where it
+    cannot apply (3.11, ``types`` or ``operators``, a nested run, every monitoring tool id
+    taken) the engine counts instead. See ``monitoring.py``.
+
+    ``ProfileCtx`` (below) also times the calls and writes ``pstats`` files.
     """
 
-    def __init__(self, types: type | tuple[type, ...] | None = None, *, operators: bool = False) -> None:
+    def __new__(cls, *args: Any, via: str = "engine", **kwargs: Any) -> CountCtx:
+        if via not in ("engine", "monitoring"):
+            raise ValueError("CountCtx: via must be 'engine' or 'monitoring', got %r" % (via,))
+        if via == "monitoring" and cls is CountCtx and monitoring.available() \
+                and (args[0] if args else kwargs.get("types")) is None and not kwargs.get("operators"):
+            cls = MonitoredCountCtx
+        return super().__new__(cls, *args, **kwargs)
+
+    def __init__(self, types: type | tuple[type, ...] | None = None, *, operators: bool = False,
+                 via: str = "engine") -> None:
         super().__init__(metadata=None)
         self.types = _check_types(types)
+        self.via = "monitoring" if isinstance(self, MonitoredCountCtx) else "engine"
         self.total = 0
         self._by_key = Counter()
         self._names = {}
@@ -99,6 +118,78 @@ class CountCtx(OperatorsOption, Context):
         self.total = 0
         self._by_key.clear()
         self._names.clear()
+
+
+class MonitoredCountCtx(CountCtx):
+    """``CountCtx(via="monitoring")`` where ``sys.monitoring`` can count (see ``CountCtx``)."""
+
+    def overdub(self, f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        act = _STATE.act
+        if act is None or act.ctx is not self or act.parent is not None:
+            return _run(self, f, *args, **kwargs)  # a call inside a nested run: the engine's way
+        counting = self._start()
+        if counting is None:
+            return act.default_run(f, args, kwargs)
+        try:
+            previous = switch_to(None)  # f runs natively: code rewritten earlier must not see this run
+            try:
+                return f(*args, **kwargs)
+            finally:
+                switch_to(previous)
+        finally:
+            self._stop(counting)
+
+    def prehook(self, f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> None:
+        CountCtx.prehook(self, f, *args, **kwargs)  # nested runs count the engine's way
+
+    def __enter__(self) -> MonitoredCountCtx:
+        if _STATE.act is not None:
+            super().__enter__()  # inside a run: the block form of any context
+            self._blocks().append(None)
+            return self
+        counting = self._start(top=False)
+        if counting is None:
+            super().__enter__()  # raises: the block runs natively and no tool id is free
+        self._blocks().append(counting)
+        return self
+
+    def __exit__(self, *exc_info: Any) -> bool:
+        counting = self._blocks().pop()
+        if counting is None:
+            return super().__exit__(*exc_info)
+        self._stop(counting)
+        return False
+
+    @property
+    def total(self) -> int:
+        """Calls counted, including those of runs still going (for progress lines)."""
+        return self._total + sum(sum(c.by_key.values()) for c in self.__dict__.get("_live", ()))
+
+    @total.setter
+    def total(self, value: int) -> None:
+        self._total = value
+
+    def _blocks(self):
+        blocks = self.__dict__.get("_open_blocks")
+        if blocks is None:
+            blocks = self._open_blocks = []
+        return blocks
+
+    def _start(self, top=True):
+        counting = monitoring.start_counting({}, {}, skip_top=top)
+        if counting is not None:
+            self.__dict__.setdefault("_live", []).append(counting)
+        return counting
+
+    def _stop(self, counting):
+        monitoring.stop_counting(counting)
+        self._live.remove(counting)
+        by_key = self._by_key
+        for key, n in counting.by_key.items():
+            by_key[key] += n
+            self._total += n
+        for key, name in counting.names.items():
+            self._names.setdefault(key, name)
 
 
 # -- ProfileCtx: counts and wall times per function, pstats output ---------------------------

@@ -17,6 +17,11 @@ _REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = _REPR.maxarray =
 _BOUND_NATIVE_METHODS = frozenset({type(re.compile("").match), type("".__str__)}) - {BuiltinFunctionType}
 
 
+# methods of native types as found in the type (``str.replace``, ``object.__init__``,
+# ``dict.fromkeys``): one object per method for the life of the type
+_NATIVE_DESCRIPTORS = frozenset({type(str.replace), type(object.__init__), type(dict.__dict__["fromkeys"])})
+
+
 class CodeKey:
     """The key of the functions made from one code object: hashed by identity (hashing a
     code object reads all of its bytecode and constants, microseconds at every call)."""
@@ -60,6 +65,8 @@ def callee_key(f):
         if owner is None or type(owner) is ModuleType:
             return f
         return (type(owner) if not isinstance(owner, type) else owner, f.__name__)
+    if kind in _NATIVE_DESCRIPTORS:  # str.replace itself (what a method call site calls): lives in its type
+        return f
     if kind in _BOUND_NATIVE_METHODS:  # obj.__str__, pattern.match: one key per type, not per object
         owner = f.__self__
         return (type(owner) if not isinstance(owner, type) else owner, f.__name__)
@@ -79,8 +86,12 @@ def callee_name(f, qualified=True):
     if kind is MethodType:
         f = f.__func__
         kind = type(f)
-    if kind is BuiltinFunctionType and f.__self__ is not None and type(f.__self__) is not ModuleType:
+    if (kind is BuiltinFunctionType or kind in _BOUND_NATIVE_METHODS) and f.__self__ is not None \
+            and type(f.__self__) is not ModuleType:
         owner = f.__self__ if isinstance(f.__self__, type) else type(f.__self__)
+        return _join(owner.__module__ if qualified else None, "%s.%s" % (owner.__qualname__, f.__name__))
+    if kind in _NATIVE_DESCRIPTORS:  # str.replace, re.Match.group as found in the type
+        owner = f.__objclass__
         return _join(owner.__module__ if qualified else None, "%s.%s" % (owner.__qualname__, f.__name__))
     name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
     if not isinstance(name, str):
