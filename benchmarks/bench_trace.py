@@ -315,6 +315,32 @@ def run(quick):
             context.overdub(ctx, loads, doc)
         return ctx
 
+    try:
+        from viztracer import VizTracer
+    except ImportError:  # a peer from the bench extra
+        VizTracer = None
+    viz = {}
+    if VizTracer is not None:
+        plain_viz = VizTracer(verbose=0)
+        args_viz = VizTracer(verbose=0, log_func_args=True, log_func_retval=True)
+        viz_path = os.path.join(folder, "viz.json")
+
+        def viz_memory(tracer):
+            tracer.start()
+            loads(doc)
+            tracer.stop()
+            tracer.clear()
+
+        def viz_file(tracer):
+            tracer.start()
+            loads(doc)
+            tracer.stop()
+            tracer.save(viz_path)
+            tracer.clear()
+
+        viz = {"VizTracer": lambda: viz_memory(plain_viz), "VizTracer args": lambda: viz_memory(args_viz),
+               "VizTracer file": lambda: viz_file(plain_viz), "VizTracer args file": lambda: viz_file(args_viz)}
+
     has_monitoring = hasattr(sys, "monitoring")
     counts = {"TraceCtx": check("TraceCtx", traced(), expected_calls, expected),
               "setprofile": check("setprofile", profiled(), expected_calls, expected)}
@@ -329,8 +355,12 @@ def run(quick):
         cases["sys.monitoring"] = monitored
     try:
         t = compare(cases, repeat=3 if quick else 10)
+        # VizTracer with arguments takes seconds per run (it writes a repr of the 30 kB
+        # document at every call): fewer rounds
+        t.update(compare(viz, repeat=2 if quick else 3))
     finally:
-        os.remove(path)
+        for name in os.listdir(folder):
+            os.remove(os.path.join(folder, name))
         os.rmdir(folder)
 
     def seen(name):
@@ -360,4 +390,20 @@ def run(quick):
         ratio_row("TraceCtx(path), streamed to a %.1f MB file" % (size / 1e6), t["streamed"], "native", t["native"]),
         ratio_row("TraceCtx(path), streamed", t["streamed"], "setprofile", t["setprofile"]),
     ]
+    if viz:
+        rows += [
+            ratio_row("VizTracer, in memory, no arguments", t["VizTracer"], "native", t["native"]),
+            ratio_row("VizTracer, in memory, arguments and results", t["VizTracer args"], "native", t["native"]),
+            ratio_row("VizTracer, saved to a file, no arguments", t["VizTracer file"], "native", t["native"]),
+            ratio_row("VizTracer, saved, arguments and results", t["VizTracer args file"], "native", t["native"]),
+            ratio_row("TraceCtx(keep=True)", t["TraceCtx"], "VizTracer no arguments", t["VizTracer"], limit=2.0),
+            ratio_row("TraceCtx(keep=True)", t["TraceCtx"], "VizTracer with arguments", t["VizTracer args"],
+                      limit=1.0),
+            ratio_row("TraceCtx(path), streamed", t["streamed"], "VizTracer file, no arguments",
+                      t["VizTracer file"], limit=2.0),
+            ratio_row("TraceCtx(path), streamed", t["streamed"], "VizTracer file with arguments",
+                      t["VizTracer args file"], limit=1.0),
+        ]
+    else:
+        rows.append(row("VizTracer", "skipped: not installed (pip install '.[bench]')"))
     return rows

@@ -501,3 +501,21 @@ def test_whole_file_writes_follow_symbolic_links_and_write_devices_directly(tmp_
     assert link.is_symlink() and target.read_text() == "new"  # the link stays a link
     assert atomic_write(os.devnull, [b"x" * 10]) == 10
     assert os.path.exists(os.devnull) and not os.path.isfile(os.devnull)
+
+
+def test_argument_text_is_cut_without_building_the_whole_repr():
+    from context.ready.display import format_arguments, short_repr
+
+    document = "x" * 30_000
+    assert short_repr(document, 20) == repr(document[:20])[:17] + "..."
+    assert short_repr(frozenset("ab"), 80) in ("frozenset({'a', 'b'})", "frozenset({'b', 'a'})")
+    assert short_repr({"k": [1, (2, 3)], "z": set()}, 80) == "{'k': [1, (2, 3)], 'z': set()}"
+    assert short_repr(list(range(10)), 80) == "[0, 1, 2, 3, 4, 5, ...]"
+    assert short_repr([[[[1]]]], 80) == "[[[...]]]"
+    assert short_repr(int, 80) == "<class 'int'>"
+    # shown from a cache when passed again, but never stale for a tuple holding a list
+    items = [1]
+    holder = (items,)
+    assert format_arguments((holder, document), {}, 20) == "([1],), 'xxxxxxxxxxxxxxxx..."
+    items.append(2)
+    assert format_arguments((holder,), {}, 20) == "([1, 2],)"

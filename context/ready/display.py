@@ -125,11 +125,63 @@ def short_repr(value, limit=80):
         kind is str and (limit is None or len(value) <= limit)
     ):
         text = repr(value)  # the common cases, without reprlib's dispatch
+    elif kind is str:
+        text = repr(value[:limit])  # only what is shown (a 30 kB document passed at every call)
+    elif kind in _CONTAINERS and limit is not None:
+        text = _container_repr(value, kind, limit, 3)
+    elif kind is type:
+        text = repr(value) if type(value).__repr__ is type.__repr__ else _long_repr(value)
     else:
         text = _long_repr(value)
     if limit is not None and len(text) > limit:
         text = text[: max(limit - 3, 1)] + "..."
     return text
+
+
+_CONTAINER_ITEMS = 6  # items shown of a container, as reprlib does
+
+
+def _container_repr(value, kind, limit, level):
+    """A tuple, list, set, frozenset or dict, its first items shown short (insertion or iteration
+    order, as repr shows them; reprlib sorts sets, which costs more than the call traced)."""
+    if level == 0:
+        return "..."
+    n = len(value)
+    items = []
+    shown = 0
+    for item in (value.items() if kind is dict else value):
+        if shown == _CONTAINER_ITEMS:
+            items.append("...")
+            break
+        shown += 1
+        if kind is dict:
+            k, v = item
+            items.append("%s: %s" % (_item_repr(k, limit, level), _item_repr(v, limit, level)))
+        else:
+            items.append(_item_repr(item, limit, level))
+        if sum(map(len, items)) > limit:  # already longer than what is shown
+            items.append("...")
+            break
+    body = ", ".join(items)
+    if kind is tuple:
+        return "(%s,)" % body if n == 1 else "(%s)" % body
+    if kind is list:
+        return "[%s]" % body
+    if kind is dict:
+        return "{%s}" % body
+    if not n:
+        return "%s()" % kind.__name__
+    return "{%s}" % body if kind is set else "frozenset({%s})" % body
+
+
+def _item_repr(item, limit, level):
+    kind = type(item)
+    if kind in _CONTAINERS:
+        return _container_repr(item, kind, limit, level - 1)
+    return short_repr(item, limit)
+
+
+_CONTAINERS = frozenset([tuple, list, set, frozenset, dict])
 
 
 def _long_repr(value):
@@ -142,9 +194,37 @@ def _long_repr(value):
 
 def format_arguments(args, kwargs, limit=80):
     """``a, b, k=v`` for a call's arguments, each value cut to ``limit`` characters."""
-    shown = [short_repr(a, limit) for a in args]
-    shown.extend("%s=%s" % (k, short_repr(v, limit)) for k, v in kwargs.items())
+    shown = [_argument_repr(a, limit) for a in args]
+    if kwargs:
+        shown.extend("%s=%s" % (k, _argument_repr(v, limit)) for k, v in kwargs.items())
     return ", ".join(shown)
+
+
+# Immutable values that code passes again and again (a document, a set of characters, a
+# class) are shown from a cache: id(value) -> (value, limit, text). Holding the value keeps
+# its id from being reused while it is cached; the cache is emptied when it fills.
+_SHOWN = {}
+_SHOWN_MAX = 512
+_CACHED_KINDS = frozenset([str, frozenset, tuple, type, bytes])
+
+
+def _argument_repr(value, limit):
+    kind = type(value)
+    if kind not in _CACHED_KINDS or (kind is str and len(value) <= 16):
+        return short_repr(value, limit)
+    entry = _SHOWN.get(id(value))
+    if entry is not None and entry[0] is value and entry[1] == limit:
+        return entry[2]
+    text = short_repr(value, limit)
+    if kind is tuple:
+        try:
+            hash(value)
+        except TypeError:
+            return text  # a tuple holding mutable objects may show differently next time
+    if len(_SHOWN) >= _SHOWN_MAX:
+        _SHOWN.clear()
+    _SHOWN[id(value)] = (value, limit, text)
+    return text
 
 
 def code_of(f):

@@ -266,15 +266,20 @@ class TraceCtx(OperatorsOption, Context):
         else:
             rec = None
             lists.append(_NOWHERE)
-        start = clock_ns()
+        clock = _CLOCK
+        start = (perf_counter_ns() if clock[1] is None else clock[1]) - clock[0]
         if rec is not None:
             rec.start_ns = start
         if writer is not None:
             head, tail = self._head(f)
             writer.begin(head, format_arguments(args, kwargs, self.limit), start,
                          self._receiver_text(f) if self.receivers else None, tail)
+        act = _STATE.act
         try:
-            out = _run(self, f, *args, **kwargs)
+            if act is not None and act.ctx is self:
+                out = act.default_run(f, args, kwargs)  # what Context.overdub does, one frame less
+            else:
+                out = _run(self, f, *args, **kwargs)
         except BaseException as exc:
             self._finish(rec, depth, "exception", exc)
             raise
@@ -283,7 +288,8 @@ class TraceCtx(OperatorsOption, Context):
 
     def _finish(self, rec, depth, outcome, value):
         """A call of the general path ended: ``outcome`` is "result" or "exception" (a record's attribute)."""
-        end = clock_ns()
+        clock = _CLOCK
+        end = (perf_counter_ns() if clock[1] is None else clock[1]) - clock[0]
         self._lists.pop()
         if rec is not None:
             rec.end_ns = end
