@@ -4,6 +4,7 @@ max_events, size warnings, a full disk and Ctrl-C while writing, and TraceCtx.sa
 import base64
 import errno
 import json
+import io
 import os
 import pathlib
 import shutil
@@ -519,3 +520,27 @@ def test_argument_text_is_cut_without_building_the_whole_repr():
     assert format_arguments((holder, document), {}, 20) == "([1],), 'xxxxxxxxxxxxxxxx..."
     items.append(2)
     assert format_arguments((holder,), {}, 20) == "([1, 2],)"
+
+
+def test_the_argument_text_cache_keeps_no_value_alive_after_a_run(tmp_path, capsys):
+    from context.ready import display
+
+    def reads(doc):
+        return len(doc)
+
+    for make in (lambda: TraceCtx(tmp_path / "t.json"), lambda: context.PrintCtx()):
+        doc = bytes(range(200))
+        holder = (doc, "x" * 100)
+        ctx = make()
+        seen = []
+
+        def run():
+            out = [reads(doc), reads(doc), reads(holder)]
+            seen.append(any(entry[0] is doc for entry in display._SHOWN.values()))
+            return out
+
+        assert context.overdub(ctx, run) == [200, 200, 2]
+        if hasattr(ctx, "close"):
+            ctx.close()
+        assert seen == [True]  # shown from the cache during the run
+        assert display._SHOWN == {}  # emptied when the top-level call ended

@@ -200,12 +200,19 @@ def format_arguments(args, kwargs, limit=80):
     return ", ".join(shown)
 
 
-# Immutable values that code passes again and again (a document, a set of characters, a
-# class) are shown from a cache: id(value) -> (value, limit, text). Holding the value keeps
-# its id from being reused while it is cached; the cache is emptied when it fills.
+# Immutable values that code passes again and again (a document, a set of characters) are
+# shown from a cache: id(value) -> (value, limit, text). Holding the value keeps its id from
+# being reused while it is cached; the cache is emptied when it fills and at the end of each
+# top-level traced or printed call (``forget_shown``), so it keeps no value of the program's
+# alive after a run.
 _SHOWN = {}
 _SHOWN_MAX = 512
-_CACHED_KINDS = frozenset([str, frozenset, tuple, type, bytes])
+_CACHED_KINDS = frozenset([str, frozenset, tuple, bytes])
+
+
+def forget_shown():
+    """Empty the cache of argument texts (a top-level call ended)."""
+    _SHOWN.clear()
 
 
 def _argument_repr(value, limit):

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from typing import IO, Any, Union
 
 from ..base import Context
-from .display import format_arguments, callee_name, short_repr
+from .display import callee_name, forget_shown, format_arguments, short_repr
 from .filters import CalleeFilter
 from .options import OperatorsOption, check_max_depth
 
@@ -89,6 +89,8 @@ class PrintCtx(OperatorsOption, Context):
             self._depth = depth
             if shown:
                 self._indent -= 1
+            if not depth:
+                forget_shown()  # the run's argument texts keep none of its values alive
         if shown and self.results:
             self._finish(line, pad, short_repr(out, self.limit))
         return out

@@ -24,7 +24,7 @@ from ..base import Context
 from ..clock import CLOCK_STATE as _CLOCK, clock_ns
 from ..state import STATE as _STATE
 from .chrome import ChromeTraceWriter, event_head, event_tail, write_records
-from .display import code_of, callee_key, callee_name, format_arguments, short_repr
+from .display import code_of, callee_key, callee_name, forget_shown, format_arguments, short_repr
 from .filters import CalleeFilter
 from .options import OperatorsOption, check_max_depth
 from .printing import Patterns
@@ -300,6 +300,7 @@ class TraceCtx(OperatorsOption, Context):
                 writer.end(outcome, short_repr(value, self.limit), end)
             if not depth:
                 writer.checkpoint()
+                forget_shown()
 
     def _describe(self, f):
         """``(qualified name, category, source file, first line)`` of a callee (cached per callee).
