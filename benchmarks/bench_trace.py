@@ -315,6 +315,11 @@ def run(quick):
             context.overdub(ctx, loads, doc)
         return ctx
 
+    def streamed_bare():
+        with TraceCtx(path, values=False) as ctx:
+            context.overdub(ctx, loads, doc)
+        return ctx
+
     try:
         from viztracer import VizTracer
     except ImportError:  # a peer from the bench extra
@@ -350,7 +355,8 @@ def run(quick):
     assert ctx.calls == sum(counts["TraceCtx"])
     size = os.path.getsize(path)
 
-    cases = {"native": lambda: loads(doc), "TraceCtx": traced, "setprofile": profiled, "streamed": streamed}
+    cases = {"native": lambda: loads(doc), "TraceCtx": traced, "setprofile": profiled, "streamed": streamed,
+             "streamed bare": streamed_bare}
     if has_monitoring:
         cases["sys.monitoring"] = monitored
     try:
@@ -403,6 +409,8 @@ def run(quick):
                       t["VizTracer file"], limit=2.0),
             ratio_row("TraceCtx(path), streamed", t["streamed"], "VizTracer file with arguments",
                       t["VizTracer args file"], limit=1.0),
+            ratio_row("TraceCtx(path, values=False), streamed", t["streamed bare"], "VizTracer file, no arguments",
+                      t["VizTracer file"], limit=2.0),
         ]
     else:
         rows.append(row("VizTracer", "skipped: not installed (pip install '.[bench]')"))

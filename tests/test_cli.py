@@ -734,3 +734,16 @@ def test_help_names_the_new_options():
     out = run_cli("profile", "--help").stdout
     for words in ["--sort", "cumulative", "tottime", "pstats", ".prof", "--top", "-m MODULE"]:
         assert words in out
+
+
+def test_trace_no_values_writes_calls_without_arguments(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "t.json"
+    proc = subprocess.run([sys.executable, "-m", "context", "trace", "--no-values", "-o", str(out),
+                           "tomllib:loads", "a = 1"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    events = [ev for ev in json.loads(out.read_text())["traceEvents"] if ev["ph"] == "X"]
+    assert events and all("args" not in ev["args"] and "result" not in ev["args"] for ev in events)

@@ -544,3 +544,28 @@ def test_the_argument_text_cache_keeps_no_value_alive_after_a_run(tmp_path, caps
             ctx.close()
         assert seen == [True]  # shown from the cache during the run
         assert display._SHOWN == {}  # emptied when the top-level call ended
+
+
+def test_values_false_writes_calls_without_arguments_or_results(tmp_path):
+    def fails():
+        raise KeyError("k")
+
+    def work(x):
+        try:
+            fails()
+        except KeyError:
+            pass
+        return leaf(x)
+
+    streamed, kept = tmp_path / "s.json", tmp_path / "k.json"
+    with TraceCtx(streamed, values=False, keep=True) as ctx:
+        context.overdub(ctx, work, 3)
+    ctx.write_chrome(kept)
+    for path in (streamed, kept):
+        doc = load(path)
+        validate_trace(doc)
+        events = {ev["name"].rsplit(".", 1)[-1]: ev for ev in calls_of(doc)}
+        assert events["work"]["args"] == {} and events["leaf"]["args"] == {}
+        assert events["fails"]["args"] == {"exception": "KeyError"}
+        assert doc["otherData"]["values"] == "not recorded"
+    assert ctx.roots[0].args == (3,)  # the kept tree still holds them

@@ -230,7 +230,7 @@ def run_trace(ns: argparse.Namespace, output: str | None, target: Target, run: R
     try:
         ctx = TraceCtx(streamed, keep=ns.tree or html, limit=ns.limit,
                        max_events=ns.max_events if streamed is not None else None, receivers=ns.receivers,
-                       **filters(ns))
+                       values=ns.values, **filters(ns))
     except OSError as exc:
         raise OutputFailed(exc) from None
     if streamed is not None:

@@ -172,6 +172,9 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     t.add_argument("--receivers", action="store_true",
                    help="also show the object a method is bound to (self) of each call, as args.self in the trace "
                    "file; Chrome trace files only")
+    t.add_argument("--no-values", dest="values", action="store_false",
+                   help="write no arguments or results into the trace file (the type of a raised exception "
+                   "stays): smaller files, written faster")
     _filter_arguments(t, "record")
     _target_arguments(t, "recorded")
 

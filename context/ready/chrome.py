@@ -152,7 +152,16 @@ _KEYS = {key: _json_str(key) for key in ("result", "exception", "unfinished")}
 
 
 def complete_event(head, start, dur, ids, args_text, key, text, receiver, tail):
-    """One ``X`` event: ``start`` and ``dur`` in ns (>= 0), ``ids`` the pid/tid JSON text."""
+    """One ``X`` event: ``start`` and ``dur`` in ns (>= 0), ``ids`` the pid/tid JSON text.
+
+    ``args_text`` None: values are not recorded; ``text`` None leaves out ``key`` too.
+    """
+    if args_text is None:
+        fields = [] if text is None else ["%s: %s" % (_KEYS.get(key) or _json_str(key), _json_str(text))]
+        if receiver is not None:
+            fields.append('"self": %s' % _json_str(receiver))
+        return '{"ph": "X", %s"ts": %d.%03d, "dur": %d.%03d, %s"args": {%s}%s' % (
+            head, start // 1000, start % 1000, dur // 1000, dur % 1000, ids, ", ".join(fields), tail)
     return '{"ph": "X", %s"ts": %d.%03d, "dur": %d.%03d, %s"args": {"args": %s, %s: %s%s%s}' % (
         head, start // 1000, start % 1000, dur // 1000, dur % 1000, ids, _json_str(args_text),
         _KEYS.get(key) or _json_str(key), _json_str(text),

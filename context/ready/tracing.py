@@ -136,7 +136,9 @@ class TraceCtx(OperatorsOption, Context):
     ``context.ready.filters.CalleeFilter``); a call not recorded still runs under the context,
     and the recorded calls inside it attach to its nearest recorded ancestor.
     ``operators=True`` records ``a * b`` as a call of ``operator.mul``. ``limit``: characters
-    per argument or result shown in the tree and in the file. ``receivers=True`` also shows
+    per argument or result shown in the tree and in the file. ``values=False`` writes no
+    arguments or results into the file (the type of a raised exception stays): smaller
+    files, written faster; the kept tree still holds them. ``receivers=True`` also shows
     the object a method is bound to (``self``) in the trace files, as ``args.self``.
 
     A file that cannot be written (a full disk) does not stop the traced program: the
@@ -149,7 +151,7 @@ class TraceCtx(OperatorsOption, Context):
     def __init__(self, file: str | os.PathLike[str] | None = None, *, keep: bool | None = None,
                  max_depth: int | None = None, include: Patterns = None, exclude: Patterns = None,
                  operators: bool = False, limit: int | None = 80, max_events: int | None = None,
-                 receivers: bool = False) -> None:
+                 receivers: bool = False, values: bool = True) -> None:
         super().__init__(metadata=None)
         self.max_depth = check_max_depth(max_depth, "TraceCtx")
         self.filter = CalleeFilter(include, exclude)
@@ -162,6 +164,7 @@ class TraceCtx(OperatorsOption, Context):
                 raise ValueError("TraceCtx: max_events applies to a trace file: pass a file too")
         self.max_events = max_events
         self.receivers = bool(receivers)
+        self.values = bool(values)
         self.keep = (file is None) if keep is None else bool(keep)
         self.roots = _Roots()
         self._calls = 0  # counted on the general path; the lean path counts the kept tree
@@ -272,7 +275,7 @@ class TraceCtx(OperatorsOption, Context):
             rec.start_ns = start
         if writer is not None:
             head, tail = self._head(f)
-            writer.begin(head, format_arguments(args, kwargs, self.limit), start,
+            writer.begin(head, format_arguments(args, kwargs, self.limit) if self.values else None, start,
                          self._receiver_text(f) if self.receivers else None, tail)
         act = _STATE.act
         try:
@@ -297,7 +300,10 @@ class TraceCtx(OperatorsOption, Context):
         writer = self._writer
         if writer is not None:
             if writer._fh is not None:
-                writer.end(outcome, short_repr(value, self.limit), end)
+                if self.values:
+                    writer.end(outcome, short_repr(value, self.limit), end)
+                else:
+                    writer.end(outcome, type(value).__qualname__ if outcome == "exception" else None, end)
             if not depth:
                 writer.checkpoint()
                 forget_shown()
@@ -338,7 +344,7 @@ class TraceCtx(OperatorsOption, Context):
 
     def _other_data(self):
         return {"recorder": "pycassette TraceCtx", "python": platform.python_version(),
-                "clock": "perf_counter_ns without the engine's rewriting (context.clock.clock_ns)", "values": "repr, cut to %s characters" % self.limit}
+                "clock": "perf_counter_ns without the engine's rewriting (context.clock.clock_ns)", "values": ("repr, cut to %s characters" % self.limit) if self.values else "not recorded"}
 
     # -- what was recorded ------------------------------------------------------------
 
@@ -368,17 +374,19 @@ class TraceCtx(OperatorsOption, Context):
         limit = self.limit
         receivers = self.receivers
 
+        values = self.values
+
         def describe(rec):
             head, tail = self._head(rec.callee)
             receiver = self._receiver_text(rec.callee) if receivers else None
-            return head, format_arguments(rec.args, rec.kwargs, limit), receiver, tail
+            return head, format_arguments(rec.args, rec.kwargs, limit) if values else None, receiver, tail
 
         def outcome(rec):
             if rec.exception is not None:
-                return "exception", short_repr(rec.exception, limit)
+                return "exception", short_repr(rec.exception, limit) if values else type(rec.exception).__qualname__
             if rec.end_ns is None:
-                return "unfinished", outcome_text(rec, limit)
-            return "result", short_repr(rec.result, limit)
+                return "unfinished", outcome_text(rec, limit) if values else None
+            return "result", short_repr(rec.result, limit) if values else None
 
         return write_records(path, self.roots, t0_ns=self.t0_ns, describe=describe, outcome=outcome,
                              threads=self.roots.threads, other_data=self._other_data(), tid=self.tid)
