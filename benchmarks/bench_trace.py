@@ -326,25 +326,33 @@ def run(quick):
         VizTracer = None
     viz = {}
     if VizTracer is not None:
-        plain_viz = VizTracer(verbose=0)
-        args_viz = VizTracer(verbose=0, log_func_args=True, log_func_retval=True)
+        # made when first used, after the other recorders' runs: on 3.11 a VizTracer's
+        # presence disturbs a sys.setprofile recorder's events
+        tracers = {}
         viz_path = os.path.join(folder, "viz.json")
 
-        def viz_memory(tracer):
-            tracer.start()
-            loads(doc)
-            tracer.stop()
-            tracer.clear()
+        def tracer(with_args):
+            if with_args not in tracers:
+                tracers[with_args] = VizTracer(verbose=0, log_func_args=with_args, log_func_retval=with_args)
+            return tracers[with_args]
 
-        def viz_file(tracer):
-            tracer.start()
+        def viz_memory(with_args):
+            t = tracer(with_args)
+            t.start()
             loads(doc)
-            tracer.stop()
-            tracer.save(viz_path)
-            tracer.clear()
+            t.stop()
+            t.clear()
 
-        viz = {"VizTracer": lambda: viz_memory(plain_viz), "VizTracer args": lambda: viz_memory(args_viz),
-               "VizTracer file": lambda: viz_file(plain_viz), "VizTracer args file": lambda: viz_file(args_viz)}
+        def viz_file(with_args):
+            t = tracer(with_args)
+            t.start()
+            loads(doc)
+            t.stop()
+            t.save(viz_path)
+            t.clear()
+
+        viz = {"VizTracer": lambda: viz_memory(False), "VizTracer args": lambda: viz_memory(True),
+               "VizTracer file": lambda: viz_file(False), "VizTracer args file": lambda: viz_file(True)}
 
     has_monitoring = hasattr(sys, "monitoring")
     counts = {"TraceCtx": check("TraceCtx", traced(), expected_calls, expected),
