@@ -160,8 +160,8 @@ class Dual(Tagged):
         t = a.tag
         if mod is None and not t.finished:
             kind = type(b)
-            if kind is float or kind is int:
-                av = a.value
+            if (kind is float or kind is int) and b != 0 and (b >= 1 or a.value != 0):
+                av = a.value  # (x ** 0 and 0 ** b for b < 1 go to the rule: constants, IEEE infinities)
                 d = _new(Dual)
                 d.value, d.tag, d.meta = av ** b, t, a.meta * b * av ** (b - 1)
                 return d

@@ -25,7 +25,7 @@ import numpy as np
 
 from context.base import Context
 from context.resolve import declare_engine_code
-from context.tagging import Tagged, TaggingContext, TaggingError, enclosing_call, native_primitive
+from context.tagging import Tagged, TaggingContext, TaggingError, dispatch, enclosing_call, native_primitive
 from context.tagging.dispatch import qualified_name
 from context.tagging.values import live, primal
 
@@ -138,6 +138,8 @@ def _jvp_primitive(fn, jvps, elementwise):
 
     @native_primitive
     def primitive(ctx, /, *args, **kwargs):
+        if kwargs.get("where", True) is not True:
+            return _with_where(primitive, fn, ctx, args, kwargs)
         if "out" in kwargs:
             return _into_out(primitive, fn, ctx, args, kwargs)
         args, kwargs = _positional(fn, ctx, args, kwargs)
@@ -148,6 +150,7 @@ def _jvp_primitive(fn, jvps, elementwise):
             return ans
         out = None
         n = None
+        lined = []
         for i, g in enumerate(tangents):
             if g is None:
                 continue
@@ -161,10 +164,13 @@ def _jvp_primitive(fn, jvps, elementwise):
                 )
             if type(g) is not float or not isinstance(ans, float):  # arrays: line up, expand
                 n, g = _lined_up(g, primals[i], ans, elementwise)
+                lined.append(g)
             term = enclosing_call(t, jvp, (g, ans, *primals), kwargs)
             out = term if out is None else _sum(t, out, term, tangents)
         if out is None:
             return ans
+        if elementwise and lined:
+            out = _zero_where_untouched(t, out, lined)
         if n is not None:
             out = full(out, ans, n, tangents)
         return make_dual(ans, t, out)
@@ -173,9 +179,58 @@ def _jvp_primitive(fn, jvps, elementwise):
     return primitive
 
 
+def _zero_where_untouched(t, out, lined):
+    """``out`` with 0 wherever every input tangent is 0, if it holds a nan or an infinity there.
+
+    A direction that does not touch an element gives it no tangent, whatever the
+    derivative there: ``0 * inf`` must not make a ``nan`` (the gradient of ``sum(v**2)`` at
+    ``v = [nan, inf, 1.0]`` is ``[nan, inf, 2.0]``, not all ``nan``). Checked only when the
+    tangent is not finite, so finite tangents pay one pass over the array.
+    """
+    p = primal(out)
+    if not isinstance(p, np.ndarray) or p.dtype.kind not in "fc" or np.isfinite(p).all():
+        return out
+    untouched = None
+    for g in lined:
+        zero = primal(g) == 0
+        untouched = zero if untouched is None else np.logical_and(untouched, zero)
+    untouched = np.broadcast_to(untouched, p.shape)
+    if not untouched.any():
+        return out
+    return enclosing_call(t, np.where, (untouched, np.zeros((), dtype=p.dtype), out))
+
+
 def _lined_up(g, x, ans, elementwise):
     n = np.ndim(primal(g)) - np.ndim(primal(x))
     return n, (align(g, x, ans) if elementwise else g)
+
+
+def _with_where(primitive, fn, ctx, args, kwargs):
+    """``fn(*args, where=mask, out=target)``: computed everywhere, then kept where ``mask`` holds.
+
+    Elsewhere ``target`` keeps its elements and their tangents (a buffer's come from its
+    shadow memory); without ``out=`` NumPy leaves them uninitialized, and here they are 0
+    with a zero tangent. The elements left out are computed too, with floating-point
+    warnings silenced: the safe-division idiom ``np.divide(a, b, out=..., where=b != 0)``
+    must not warn about the divisions it avoids.
+    """
+    kwargs = dict(kwargs)
+    mask = kwargs.pop("where")
+    target = kwargs.pop("out", None)
+    if isinstance(target, tuple):
+        if len(target) != 1:
+            raise TypeError(
+                "%s with several out= arrays is not supported while differentiating; "
+                "assign the results instead" % qualified_name(fn)
+            )
+        target = target[0]
+    with np.errstate(all="ignore"):
+        full = primitive(ctx, *args, **kwargs)
+    if target is None:
+        return dispatch(np.where, (mask, full, np.zeros((), dtype=primal(full).dtype)))
+    current = buffers.lift(target) if type(live(target)) is np.ndarray else target
+    mutation.assign(target, Ellipsis, dispatch(np.where, (mask, full, current)))
+    return target
 
 
 def _into_out(primitive, fn, ctx, args, kwargs):

@@ -11,10 +11,10 @@ import math
 from context.tagging.contexts import TaggedArg
 
 from .forward import ZERO, defjvp, defzero, frule
-from .special import sign
+from .special import dabs, dpow_base, dpow_exponent, sign
 
-defjvp(abs, lambda g, ans, x: g * sign(x))
-defjvp(pow, lambda g, ans, x, y: g * y * x ** (y - 1), lambda g, ans, x, y: g * math.log(x) * ans, None)
+defjvp(abs, lambda g, ans, x: dabs(g, x))
+defjvp(pow, dpow_base, dpow_exponent, None)
 defzero(round, float.is_integer)
 defjvp(float.conjugate, lambda g, ans, x: g)
 defjvp(int, ZERO, argtypes=(TaggedArg,))  # matched by type: no user __getattribute__ runs

@@ -10,9 +10,9 @@ import operator
 import numpy as np
 
 from context.tagging import Tagged, dispatch, native_primitive
-from context.tagging.values import primal
+from context.tagging.values import live, primal
 
-from . import mutation
+from . import buffers, mutation
 from .forward import NoRuleError, ForwardCtx, frule
 from .tangents import lead, lead_axes
 
@@ -47,4 +47,6 @@ def _copyto(ctx, dst, src, casting="same_kind", where=True):
     if where is True:
         mutation.assign(dst, Ellipsis, src)
     else:
-        mutation.assign(dst, Ellipsis, dispatch(np.where, (where, src, dst)))
+        # the elements kept are dst's own, with their tangents: a buffer's come from its shadow
+        current = buffers.lift(dst) if type(live(dst)) is np.ndarray else dst
+        mutation.assign(dst, Ellipsis, dispatch(np.where, (where, src, current)))

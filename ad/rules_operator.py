@@ -3,7 +3,7 @@
 import operator as op
 
 from .forward import defjvp, defzero
-from .special import floor, log, sign
+from .special import dabs, dpow_base, dpow_exponent, floor, sign
 
 for add in (op.add, op.iadd):
     defjvp(add, lambda g, ans, x, y: g, lambda g, ans, x, y: g)
@@ -14,11 +14,11 @@ for mul in (op.mul, op.imul):
 for div in (op.truediv, op.itruediv):
     defjvp(div, lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ans / y)
 for pw in (op.pow, op.ipow):
-    defjvp(pw, lambda g, ans, x, y: g * y * x ** (y - 1), lambda g, ans, x, y: g * log(x) * ans)
+    defjvp(pw, dpow_base, dpow_exponent)
 for mod in (op.mod, op.imod):
     defjvp(mod, lambda g, ans, x, y: g, lambda g, ans, x, y: -g * floor(x / y))
 defjvp(op.neg, lambda g, ans, x: -g)
 defjvp(op.pos, lambda g, ans, x: g)
-defjvp(op.abs, lambda g, ans, x: g * sign(x))
+defjvp(op.abs, lambda g, ans, x: dabs(g, x))
 defzero(op.floordiv, op.ifloordiv, op.truth, op.not_)
 defjvp(op.index, None)

@@ -33,6 +33,7 @@ from context.tagging.values import primal
 
 from .forward import ForwardCtx, NoRuleError, frule
 from .rules_shape import bind, chunk_of, name_of, shape_of
+from .special import dabs
 from .tangents import shift_axis
 
 _NoValue = np._NoValue
@@ -77,10 +78,8 @@ def _along(idx, n):
 
 
 def _dabs(x, g):
-    """The tangent of ``abs(x)`` along ``g`` (``sign(0) = 0``); ``x`` is a plain array."""
-    if np.iscomplexobj(x):
-        return np.real(np.conj(np.sign(x)) * g)
-    return np.sign(x) * g
+    """The tangent of ``abs(x)`` along ``g`` (``sign(0) = 0``)."""
+    return dabs(g, x)
 
 
 def _re_dot(x, g):
@@ -341,17 +340,17 @@ def _norm_tangent(fn, x, g, out, ord, axes, matrix):
     elif not matrix and ord == 0:  # the count of nonzero entries
         return None
     elif not matrix and ord in (np.inf, -np.inf):
-        d, _ = _pick(np.abs(px), _dabs(px, g), axes, n, kept, ord > 0)
+        d, _ = _pick(np.abs(px), _dabs(x, g), axes, n, kept, ord > 0)
     elif not matrix and ord == 1:
-        d = np.sum(_dabs(px, g), axis=taxes, keepdims=True)
+        d = np.sum(_dabs(x, g), axis=taxes, keepdims=True)
     elif not matrix:  # d ||x||_p = ||x||^(1-p) * sum(|x|^(p-1) d|x|)
-        d = np.sum(np.abs(x) ** (ord - 1) * _dabs(px, g), axis=taxes, keepdims=True)
+        d = np.sum(np.abs(x) ** (ord - 1) * _dabs(x, g), axis=taxes, keepdims=True)
         d = d * np.reshape(out, kept) ** (1 - ord)
     elif ord in (1, -1, np.inf, -np.inf):
         # the sums of |x| over one axis; the tangent of the extreme one over the other
         summed, picked = (axes[0], axes[1]) if ord in (1, -1) else (axes[1], axes[0])
         sums = np.sum(np.abs(px), axis=summed, keepdims=True)
-        ds = np.sum(_dabs(px, g), axis=summed + n, keepdims=True)
+        ds = np.sum(_dabs(x, g), axis=summed + n, keepdims=True)
         d, _ = _pick(sums, ds, (picked,), n, kept, ord > 0)
     else:
         raise NoRuleError(

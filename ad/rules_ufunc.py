@@ -17,20 +17,15 @@ import numpy as np
 from context.tagging import dispatch, native_primitive
 
 from .forward import ZERO, ForwardCtx, defjvp, defzero, frule
+from .special import dabs, dpow_base, dpow_exponent
 
 _LN2, _LN10 = np.log(2.0), np.log(10.0)
 _DEG = np.pi / 180.0
 
 
-def _y_pow_deriv(g, ans, x, y):
-    # d/dy x**y = log(x) x**y; where x == 0 and y > 0 the result is 0 with derivative 0
-    logx = np.log(np.where(x == 0, 1.0, x)) if np.ndim(x) else (np.log(x) if x != 0 else 0.0)
-    return g * logx * ans
-
-
 defjvp(np.negative, lambda g, ans, x: -g)
 defjvp(np.positive, lambda g, ans, x: g)
-defjvp(np.absolute, lambda g, ans, x: g * np.sign(x))
+defjvp(np.absolute, lambda g, ans, x: dabs(g, x))
 defjvp(np.fabs, lambda g, ans, x: g * np.sign(x))
 defjvp(np.sqrt, lambda g, ans, x: g / (2 * ans))
 defjvp(np.cbrt, lambda g, ans, x: g / (3 * ans * ans))
@@ -65,8 +60,8 @@ defjvp(np.add, lambda g, ans, x, y: g, lambda g, ans, x, y: g)
 defjvp(np.subtract, lambda g, ans, x, y: g, lambda g, ans, x, y: -g)
 defjvp(np.multiply, lambda g, ans, x, y: g * y, lambda g, ans, x, y: x * g)
 defjvp(np.true_divide, lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ans / y)
-defjvp(np.power, lambda g, ans, x, y: g * y * x ** (y - 1), _y_pow_deriv)
-defjvp(np.float_power, lambda g, ans, x, y: g * y * np.float_power(x, y - 1), _y_pow_deriv)
+defjvp(np.power, dpow_base, dpow_exponent)
+defjvp(np.float_power, lambda g, ans, x, y: g * y * np.float_power(x, y - 1), dpow_exponent)
 defjvp(np.arctan2, lambda g, ans, y, x: g * x / (x * x + y * y), lambda g, ans, y, x: -g * y / (x * x + y * y))
 defjvp(np.hypot, lambda g, ans, x, y: g * x / ans, lambda g, ans, x, y: g * y / ans)
 defjvp(np.logaddexp, lambda g, ans, x, y: g * np.exp(x - ans), lambda g, ans, x, y: g * np.exp(y - ans))

@@ -29,9 +29,67 @@ def sign(x):
     return (x > 0) - (x < 0)
 
 
+def dabs(g, x):
+    """The tangent of ``abs(x)`` along ``g``, elementwise for arrays.
+
+    Real ``x``: ``sign(x) * g`` (0 at 0, as for JAX). Complex ``x``: ``Re(conj(x) g) / |x|``,
+    a real tangent (``|z|`` is real), 0 at 0; written with ``x`` itself, so that it is
+    differentiable again (second derivatives of ``|z|``, of norms of complex arrays).
+    """
+    p = primal(x)
+    if isinstance(p, np.ndarray):
+        if not np.iscomplexobj(p):
+            return np.sign(x) * g
+        magnitude = np.abs(x)
+        zero = primal(magnitude) == 0
+        return np.where(zero, 0.0, np.real(np.conj(x) * g) / np.where(zero, 1.0, magnitude))
+    if isinstance(p, (complex, np.complexfloating)):
+        magnitude = abs(x)
+        if primal(magnitude) == 0:
+            return 0.0 * np.real(g)
+        return (x.conjugate() * g).real / magnitude
+    return sign(x) * g
+
+
 def floor(x):
     """``math.floor`` of a number, ``np.floor`` of an array."""
     return np.floor(x) if isinstance(primal(x), np.ndarray) else math.floor(x)
+
+
+def dpow_base(g, ans, x, y):
+    """The tangent of ``x ** y`` along ``g`` (a tangent of ``x``): ``g * y * x ** (y - 1)``.
+
+    ``y == 0`` gives 0 (``x ** 0`` is constant, also at ``x == 0``). Where the factor is
+    infinite (``x == 0``, ``y < 1``), numbers follow IEEE arithmetic as arrays do, giving
+    ``inf``, instead of raising ``ZeroDivisionError``.
+    """
+    if isinstance(primal(x), np.ndarray) or isinstance(primal(y), np.ndarray):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(np.asarray(primal(y)) == 0, 0.0, g * y * x ** (y - 1))
+    if y == 0:
+        return 0.0 * g
+    try:
+        return g * y * x ** (y - 1)
+    except ZeroDivisionError:  # 0.0 ** negative
+        with np.errstate(divide="ignore"):
+            return g * y * float(np.float64(primal(x)) ** (primal(y) - 1))
+
+
+def dpow_exponent(g, ans, x, y):
+    """The tangent of ``x ** y`` along ``g`` (a tangent of ``y``): ``g * log(x) * x ** y``.
+
+    ``x == 0`` gives 0 (``0 ** y`` is 0 for ``y > 0``); a negative base with a real result
+    (an integer ``y``) has no derivative in ``y``: ``nan``, as for arrays.
+    """
+    p = primal(x)
+    if isinstance(p, np.ndarray) or isinstance(primal(y), np.ndarray):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return g * np.log(np.where(np.asarray(p) == 0, 1.0, x)) * ans
+    if p == 0:
+        return 0.0 * g
+    if p < 0 and not isinstance(primal(ans), complex):
+        return math.nan * g
+    return g * log(x) * ans
 
 
 def log(x):

@@ -1,0 +1,94 @@
+"""Wrong answers once given by ``ad``, each checked against central differences or a closed form."""
+
+import math
+
+import numpy as np
+import pytest
+
+import ad
+
+C = 1.1 + 1.2j
+
+
+def central(f, x, h=1e-6):
+    return (f(x + h) - f(x - h)) / (2 * h)
+
+
+@pytest.mark.parametrize("f", [
+    lambda x: np.abs(np.array([x]) * C)[0],
+    lambda x: np.absolute(np.array([x, 2.0]) * C).sum(),
+    lambda x: abs(x * C),  # Python's abs of a complex scalar
+    lambda x: np.abs(np.array([x]) * C)[0] ** 2,
+    lambda x: np.linalg.norm(np.array([x * C, 2.0 + x])),
+    lambda x: np.linalg.norm(np.array([x * C, 2.0 + x]), ord=3),
+    lambda x: np.linalg.norm(np.array([x * C, 2.0 + x]), ord=1),
+], ids=["np.abs", "np.absolute", "abs", "abs**2", "norm", "norm3", "norm1"])
+def test_abs_of_complex_values_has_a_real_tangent(f):
+    d = ad.D(f, 0.7)
+    assert np.isrealobj(d) and d == pytest.approx(central(f, 0.7), rel=1e-6)
+
+
+@pytest.mark.parametrize("order", [3, 4, 1.5])
+def test_second_derivative_of_a_complex_norm(order):
+    def f(x):
+        return np.linalg.norm(np.array([x * C, 2.0 + x, x * x * 1j]), ord=order)
+
+    second = ad.D(lambda x: ad.D(f, x), 0.7)
+    reference = (central(f, 0.7 + 1e-4) - central(f, 0.7 - 1e-4)) / 2e-4
+    assert np.isrealobj(second) and second == pytest.approx(reference, rel=1e-4)
+
+
+def test_copyto_with_a_constant_source_and_a_mask_keeps_the_other_tangents():
+    def into_buffer(x):
+        b = np.empty(3)
+        b[:] = x
+        np.copyto(b, 0.0, where=b < 0)
+        return b
+
+    def into_copy(x):
+        b = x.copy()
+        np.copyto(b, 0.0, where=b < 0)
+        return b
+
+    for f in (into_buffer, into_copy):
+        _, tangent = ad.jvp(f, np.array([1.0, -2.0, 3.0]), np.ones(3))
+        assert tangent.tolist() == [1.0, 0.0, 1.0]
+
+
+def test_a_direction_that_does_not_touch_a_bad_entry_gives_no_nan():
+    grad = ad.gradient(lambda v: np.sum(v ** 2), np.array([np.nan, np.inf, 1.0]))
+    assert math.isnan(grad[0]) and grad[1] == np.inf and grad[2] == 2.0
+    grad = ad.gradient(lambda v: np.sum(np.sqrt(v)), np.array([0.0, 4.0]))
+    assert grad.tolist() == [np.inf, 0.25]
+
+
+def test_powers_at_zero():
+    assert ad.D(lambda y: 0.0 ** y, 2.0) == 0.0  # no math domain error
+    assert ad.D(lambda x: x ** 0.0, 0.0) == 0.0  # no ZeroDivisionError
+    assert ad.D(lambda x: x ** 0, 0.0) == 0.0
+    assert ad.D(lambda x: x ** 0.5, 0.0) == math.inf  # as for arrays (and JAX)
+    assert ad.jvp(lambda x: x ** 0.5, np.array([0.0]), np.array([1.0]))[1][0] == math.inf
+    assert ad.D(lambda y: np.power(0.0, y), 2.0) == 0.0
+    assert ad.D(lambda y: 2.0 ** y, 1.0) == pytest.approx(2 * math.log(2))
+    assert math.isnan(ad.D(lambda y: (-2.0) ** y, 2.0))  # defined at integer y only
+
+
+def test_ufuncs_with_where_keep_the_elements_left_out():
+    def safe_divide(a):
+        b = np.array([1.0, 0.0, 2.0])
+        return np.divide(a, b, out=np.zeros_like(a), where=b != 0)
+
+    J = ad.jacobian(safe_divide, np.array([3.0, 4.0, 5.0]))
+    assert J.tolist() == [[1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.5]]
+    value, tangent = ad.jvp(lambda a: np.sqrt(a, out=np.full(3, 9.0), where=a > 0),
+                            np.array([4.0, -1.0, 1.0]), np.ones(3))
+    assert value.tolist() == [2.0, 9.0, 1.0] and tangent.tolist() == [0.25, 0.0, 0.5]
+
+    def add_where_into_buffer(x):
+        b = np.empty(3)
+        b[:] = x * 2.0
+        np.add(b, x, out=b, where=x > 0)
+        return b
+
+    J = ad.jacobian(add_where_into_buffer, np.array([1.0, -1.0, 2.0]))
+    assert J.tolist() == [[3.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 3.0]]
