@@ -65,8 +65,9 @@ class Input:
         return np.array(self.value) if self.value else np.zeros(0)
 
     def basis(self):
-        """The unit directions, one per element: shape ``(size,) + shape``."""
-        return np.eye(self.size).reshape((self.size,) + self.shape)
+        """The unit directions, one per element, as a ``UnitBasis`` (shape ``(size,) + shape``):
+        made a block at a time, never the whole ``size x size`` identity at once."""
+        return UnitBasis(self.size, self.shape)
 
     def seeded(self, ctx, seeds):
         """The input in its own form, carrying ``seeds`` for ``ctx``: one direction (shaped like
@@ -110,3 +111,52 @@ def _same_layout(seeds, value, chunked):
             return np.asarray(seeds, order="F")
         return np.moveaxis(np.asfortranarray(np.moveaxis(seeds, 0, -1)), -1, 0)
     return np.array(seeds)
+
+
+class UnitBasis:
+    """The unit directions of an input of ``shape``, one per element, made on demand.
+
+    ``basis[start:stop]`` is the block of those directions, an array of shape
+    ``(stop - start,) + shape``; a backend that pushes ``k`` directions per run holds
+    ``k x size`` numbers at a time instead of ``size x size`` (n = 40,000 would need
+    12 GiB). ``np.asarray(basis)`` makes the whole identity, for backends that want it.
+    """
+
+    def __init__(self, size, shape):
+        self.size = size
+        self.shape = tuple(shape)
+
+    def __len__(self):
+        return self.size
+
+    def block(self, start, stop):
+        """Directions ``start`` to ``stop``: an array of shape ``(stop - start,) + shape``.
+
+        (Backends call this rather than slicing: a method called by name runs under the
+        context that runs the derivative, ``GPUCtx`` say, where ``__getitem__`` called by the
+        interpreter would run natively.)
+        """
+        rows = np.arange(start, min(stop, self.size))
+        block = np.zeros((len(rows), self.size))
+        block[np.arange(len(rows)), rows] = 1.0
+        return block.reshape((len(rows),) + self.shape)
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            start, stop, step = key.indices(self.size)
+            if step == 1:
+                return self.block(start, stop)
+            return np.stack([self[i] for i in range(start, stop, step)]) if stop > start else \
+                np.zeros((0,) + self.shape)
+        index = range(self.size)[key]  # an int (IndexError out of range, as for arrays)
+        row = np.zeros(self.size)
+        row[index] = 1.0
+        return row.reshape(self.shape)
+
+    def __iter__(self):
+        for i in range(self.size):
+            yield self[i]
+
+    def __array__(self, dtype=None, copy=None):
+        whole = np.eye(self.size).reshape((self.size,) + self.shape)
+        return whole if dtype is None else whole.astype(dtype)

@@ -92,3 +92,29 @@ def test_ufuncs_with_where_keep_the_elements_left_out():
 
     J = ad.jacobian(add_where_into_buffer, np.array([1.0, -1.0, 2.0]))
     assert J.tolist() == [[3.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 3.0]]
+
+
+def test_gradients_of_many_inputs_make_their_directions_a_block_at_a_time():
+    import tracemalloc
+
+    from ad.inputs import Input, UnitBasis
+
+    basis = UnitBasis(6, (2, 3))
+    assert basis[1:3].shape == (2, 2, 3) and basis[4].tolist() == [[0, 0, 0], [0, 1, 0]]
+    assert np.array_equal(np.asarray(basis), np.eye(6).reshape(6, 2, 3))
+    assert np.array_equal(np.stack(list(basis)), np.asarray(basis))
+
+    x = np.linspace(0.0, 1.0, 20_000)
+    tracemalloc.start()
+    try:
+        grad = ad.gradient(lambda v: np.sum(v * v), x)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert np.allclose(grad, 2 * x)
+    assert peak < 200 * 2**20  # the identity alone would be 3 GiB
+
+    backend = ad.ForwardMode()
+    assert backend.chunk_for(Input(np.zeros(1000), "t"), 1000) == 1000  # one run
+    assert backend.chunk_for(Input(np.zeros(40_000), "t"), 40_000) == 52  # within the budget
+    assert backend.chunk_for(Input([1.0, 2.0], "t"), 2) == 1  # plain floats, one run each

@@ -586,7 +586,7 @@ def test_gpu_outside_gradient(recorded_numpy):
     np.testing.assert_allclose(grad, ad.gradient(loss, X0), rtol=1e-12)
     # the rule bodies and the AD machinery ran under GPUCtx: their NumPy calls reached the device
     assert rec.calls["tanh"] >= 1 and rec.calls["exp"] >= 1 and rec.calls["sum"] >= 2
-    assert rec.calls["eye"] == 1  # ad's basis of directions, made under the context
+    assert rec.calls["zeros"] >= 1  # ad's blocks of directions, made under the context
     assert ctx.report.on_device["numpy.tanh"] >= 1
 
 
