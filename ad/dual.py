@@ -13,6 +13,8 @@ from typing import Any
 
 from context.resolve import declare_engine_code
 from context.tagging import Tagged, dispatch
+from context.tagging.operators import MetadataLossError
+from context.tagging.values import live
 
 declare_engine_code(__file__)
 
@@ -29,6 +31,28 @@ class Dual(Tagged):
     @property
     def tangent(self) -> Any:
         return self.meta
+
+    # Text made from a value being differentiated carries no derivative: a number read back
+    # from it would be a constant, a silently lost tangent. So numeric formats refuse, and
+    # str() shows the dual, not a bare number (as JAX shows a tracer). A value whose run has
+    # finished is its number again.
+    def __str__(self):
+        x = live(self)
+        if type(x) is not Dual:
+            return str(x)
+        return "Dual(%s, tangent=%s)" % (x.value, x.meta)
+
+    def __format__(self, spec):
+        x = live(self)
+        if type(x) is not Dual:
+            return format(x, spec)
+        if not spec:
+            return str(x)
+        raise MetadataLossError(
+            "format(x, %r) of a value being differentiated: the text carries no derivative, and a number "
+            "read back from it would silently have none; compute with the number itself, or format it "
+            "after the derivative is taken" % (spec,)
+        )
 
     # The methods of a float, through the rules (those with none raise NoRuleError naming them).
     @property

@@ -165,7 +165,10 @@ def _jvp_primitive(fn, jvps, elementwise):
             if type(g) is not float or not isinstance(ans, float):  # arrays: line up, expand
                 n, g = _lined_up(g, primals[i], ans, elementwise)
                 lined.append(g)
-            term = enclosing_call(t, jvp, (g, ans, *primals), kwargs)
+            try:
+                term = enclosing_call(t, jvp, (g, ans, *primals), kwargs)
+            except (ZeroDivisionError, ValueError, OverflowError):
+                term = _ieee_term(jvp, g, ans, primals, kwargs)
             out = term if out is None else _sum(t, out, term, tangents)
         if out is None:
             return ans
@@ -177,6 +180,22 @@ def _jvp_primitive(fn, jvps, elementwise):
 
     primitive.__qualname__ = primitive.__name__ = "jvp rule of %s" % qualified_name(fn)
     return primitive
+
+
+_PLAIN_NUMBERS = (float, int)
+
+
+def _ieee_term(jvp, g, ans, primals, kwargs):
+    """A rule's term for plain numbers whose Python arithmetic raised (``1 / 0.0`` for the
+    derivative of ``math.sqrt`` at 0): the same rule in IEEE arithmetic, as for arrays, giving
+    ``inf`` or ``nan``. Anything else (a nested derivative's values, a raise that IEEE
+    arithmetic does not explain) raises as before."""
+    values = (g, ans, *primals)
+    if not all(type(v) in _PLAIN_NUMBERS or v is None for v in values):
+        raise
+    with np.errstate(all="ignore"):
+        term = jvp(*(v if v is None else np.float64(v) for v in values), **kwargs)
+    return float(term)
 
 
 def _zero_where_untouched(t, out, lined):
@@ -266,6 +285,7 @@ def _sum(t, out, term, tangents):
 
 
 def _frule_primitive(fn, rule, sequences):
+    numpy_function = str(getattr(fn, "__module__", "")).startswith("numpy")
     @native_primitive
     def primitive(ctx, /, *args, **kwargs):
         if "out" in kwargs:
@@ -277,6 +297,10 @@ def _frule_primitive(fn, rule, sequences):
                 primals[i], tangents[i], inner = _split(ctx, args[i])
                 found = found or inner
         t = ctx._tag
+        if not found and numpy_function:
+            args, found = _lists_as_arrays(ctx, args)
+            if found:
+                return primitive(ctx, *args, **kwargs)
         if not found:
             return enclosing_call(t, fn, tuple(args), kwargs)
         out, tangent = enclosing_call(t, rule, (tuple(primals), tuple(tangents)), kwargs)
@@ -284,6 +308,29 @@ def _frule_primitive(fn, rule, sequences):
 
     primitive.__qualname__ = primitive.__name__ = "frule of %s" % qualified_name(fn)
     return primitive
+
+
+def _lists_as_arrays(ctx, args):
+    """``args`` with each list or tuple holding values of ``ctx`` made an array by ``ctx``'s rule
+    for ``np.array`` (``np.std([x, y])``: NumPy would make an object array of them), and
+    whether there was one."""
+    t = ctx._tag
+    found = False
+    out = []
+    for a in args:
+        if type(a) in (list, tuple) and any(isinstance(e, Tagged) and e.tag is t for e in _flat(a)):
+            a = Context.overdub(ctx, np.array, a)
+            found = True
+        out.append(a)
+    return tuple(out), found
+
+
+def _flat(seq, depth=2):
+    for e in seq:
+        if depth and type(e) in (list, tuple):
+            yield from _flat(e, depth - 1)
+        else:
+            yield e
 
 
 def wrap(t, out, tangent):

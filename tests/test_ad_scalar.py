@@ -775,11 +775,12 @@ def test_max_and_min_at_a_tie_take_the_first_argument():
     assert D(lambda x: min(x, 2 * x - 1), 2.0) == 1.0
 
 
-def test_infinite_derivatives_raise_like_python():
-    with pytest.raises(ZeroDivisionError):
-        D(math.sqrt, 0.0)
+def test_infinite_derivatives_follow_ieee_arithmetic_as_for_arrays():
+    assert D(math.sqrt, 0.0) == math.inf
+    assert D(math.acos, 1.0) == -math.inf
+    assert math.isnan(D(lambda x: math.atan2(x, 0.0), 0.0))
     with pytest.raises(ValueError):
-        D(math.log, 0.0)  # math.log(0.0) itself raises
+        D(math.log, 0.0)  # math.log(0.0) itself raises, as natively
 
 
 # ====================================================================== API

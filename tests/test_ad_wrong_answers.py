@@ -118,3 +118,24 @@ def test_gradients_of_many_inputs_make_their_directions_a_block_at_a_time():
     assert backend.chunk_for(Input(np.zeros(1000), "t"), 1000) == 1000  # one run
     assert backend.chunk_for(Input(np.zeros(40_000), "t"), 40_000) == 52  # within the budget
     assert backend.chunk_for(Input([1.0, 2.0], "t"), 2) == 1  # plain floats, one run each
+
+
+def test_a_number_that_leaves_through_text_is_refused_not_a_silent_zero():
+    from context.tagging.operators import MetadataLossError
+
+    for f in (lambda x: float(format(x, ".3f")), lambda x: float(f"{x:.2f}"), lambda x: float("%f" % x)):
+        with pytest.raises(MetadataLossError):
+            ad.D(f, 1.5)
+    for f in (lambda x: float(str(x)), lambda x: float(f"{x}")):  # str() shows the dual, not a number
+        with pytest.raises(ValueError, match="could not convert string to float: 'Dual"):
+            ad.D(f, 1.5)
+    seen = []
+    ad.D(lambda x: seen.append(str(x)) or x, 1.5)
+    assert seen == ["Dual(1.5, tangent=1.0)"]
+
+
+def test_numpy_functions_of_lists_of_values_being_differentiated():
+    assert ad.D(lambda x: np.std([x, x + 2]), 1.0) == 0.0
+    assert ad.D(lambda x: np.std([x, 2 * x]), 1.0) == pytest.approx(0.5)
+    assert ad.D(lambda x: np.linalg.norm([x, 3.0]), 4.0) == pytest.approx(0.8)
+    assert ad.D(lambda x: np.mean([[x, 1.0], [2.0, x]]), 1.0) == pytest.approx(0.5)
