@@ -67,7 +67,8 @@ class Input:
     def basis(self):
         """The unit directions, one per element, as a ``UnitBasis`` (shape ``(size,) + shape``):
         made a block at a time, never the whole ``size x size`` identity at once."""
-        return UnitBasis(self.size, self.shape)
+        dtype = self.value.dtype if self.kind == "array" else np.float64
+        return UnitBasis(self.size, self.shape, dtype)
 
     def seeded(self, ctx, seeds):
         """The input in its own form, carrying ``seeds`` for ``ctx``: one direction (shaped like
@@ -122,9 +123,10 @@ class UnitBasis:
     12 GiB). ``np.asarray(basis)`` makes the whole identity, for backends that want it.
     """
 
-    def __init__(self, size, shape):
+    def __init__(self, size, shape, dtype=np.float64):
         self.size = size
         self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)  # the input's: float32 inputs get float32 derivatives
 
     def __len__(self):
         return self.size
@@ -137,7 +139,7 @@ class UnitBasis:
         interpreter would run natively.)
         """
         rows = np.arange(start, min(stop, self.size))
-        block = np.zeros((len(rows), self.size))
+        block = np.zeros((len(rows), self.size), dtype=self.dtype)
         block[np.arange(len(rows)), rows] = 1.0
         return block.reshape((len(rows),) + self.shape)
 
@@ -149,7 +151,7 @@ class UnitBasis:
             return np.stack([self[i] for i in range(start, stop, step)]) if stop > start else \
                 np.zeros((0,) + self.shape)
         index = range(self.size)[key]  # an int (IndexError out of range, as for arrays)
-        row = np.zeros(self.size)
+        row = np.zeros(self.size, dtype=self.dtype)
         row[index] = 1.0
         return row.reshape(self.shape)
 
@@ -158,5 +160,5 @@ class UnitBasis:
             yield self[i]
 
     def __array__(self, dtype=None, copy=None):
-        whole = np.eye(self.size).reshape((self.size,) + self.shape)
+        whole = np.eye(self.size, dtype=self.dtype).reshape((self.size,) + self.shape)
         return whole if dtype is None else whole.astype(dtype)

@@ -8,6 +8,8 @@ import numbers
 
 import numpy as np
 
+from context.tagging import Tagged
+
 from . import runs
 from .dualarray import is_array
 
@@ -49,6 +51,14 @@ def _read(out, ctx, chunk, who):
     if runs.is_function(out):
         raise TypeError("%s: the function returned a function; only derivative supports that" % who)
     value, tangent = runs.leaf(out, ctx)
+    if isinstance(value, Tagged):
+        raise TypeError(
+            "%s: the function returned a value being differentiated by an enclosing derivative, which "
+            "this derivative cannot see: it was taken in code that runs natively (a property, "
+            "__getitem__, __next__ or another special method the interpreter calls by itself, or a "
+            "function run natively) while the enclosing derivative was running; take the inner "
+            "derivative in a plain function or method called by name" % who
+        )
     if not (isinstance(value, (numbers.Number, np.generic)) or is_array(value)):
         raise TypeError(
             "%s: the function returned %s; expected a number, an array, or a list or tuple of them"

@@ -24,6 +24,8 @@ Chunks of tangents need no loop: they broadcast as a stack of matrices does.
 
 import numpy as np
 
+from context.tagging.values import primal
+
 from .forward import NoRuleError, frule
 from .tangents import lead, lead_axes
 
@@ -156,13 +158,26 @@ def _eigvalsh(primals, tangents, UPLO="L"):
 
 
 def _d_pinv(a, p, g):
-    """The tangent of ``p = pinv(a)`` along ``g`` (the rank kept: Golub and Pereyra's formula)."""
+    """The tangent of ``p = pinv(a)`` along ``g`` (the rank kept: Golub and Pereyra's formula).
+
+    The two terms that vanish for a matrix of full row or column rank (``a p = I``,
+    ``p a = I``) are left out there: computed, they are rounding errors amplified by the
+    square of the condition number, which second derivatives of ill-conditioned but
+    invertible matrices showed (0.25% off at a condition number of 5e4).
+    """
     rows, cols = np.shape(a)[-2:]
-    gh = _mH(g)
-    ph = _mH(p)
+    rank = np.linalg.matrix_rank(primal(a))
+    full_rows = bool(np.all(rank == rows))
+    full_cols = bool(np.all(rank == cols))
     out = -(p @ g @ p)
-    out = out + (p @ ph) @ gh @ (np.eye(rows) - a @ p)
-    return out + (np.eye(cols) - p @ a) @ gh @ (ph @ p)
+    if not (full_rows and full_cols):
+        gh = _mH(g)
+        ph = _mH(p)
+        if not full_rows:
+            out = out + (p @ ph) @ gh @ (np.eye(rows) - a @ p)
+        if not full_cols:
+            out = out + (np.eye(cols) - p @ a) @ gh @ (ph @ p)
+    return out
 
 
 @frule(np.linalg.pinv)

@@ -24,7 +24,7 @@ def digamma(x):
 
 def sign(x):
     """-1, 0 or 1 (as an int; elementwise for arrays): the derivative convention of ``abs`` at 0 is 0."""
-    if isinstance(primal(x), np.ndarray):
+    if isinstance(primal(x), (np.ndarray, np.generic)):
         return np.sign(x)
     return (x > 0) - (x < 0)
 
@@ -47,7 +47,7 @@ def dabs(g, x):
         magnitude = abs(x)
         if primal(magnitude) == 0:
             return 0.0 * np.real(g)
-        return (x.conjugate() * g).real / magnitude
+        return np.real(np.conj(x) * g) / magnitude
     return sign(x) * g
 
 

@@ -139,3 +139,32 @@ def test_numpy_functions_of_lists_of_values_being_differentiated():
     assert ad.D(lambda x: np.std([x, 2 * x]), 1.0) == pytest.approx(0.5)
     assert ad.D(lambda x: np.linalg.norm([x, 3.0]), 4.0) == pytest.approx(0.8)
     assert ad.D(lambda x: np.mean([[x, 1.0], [2.0, x]]), 1.0) == pytest.approx(0.5)
+
+
+def test_float32_inputs_get_float32_derivatives():
+    x = np.array([1.0, 2.0], dtype=np.float32)
+    grad = ad.gradient(lambda v: np.sum(v ** 2), x)
+    assert grad.dtype == np.float32 and grad.tolist() == [2.0, 4.0]
+    assert ad.jacobian(lambda v: np.sin(v) * 2.0, x).dtype == np.float32
+    assert ad.gradient(lambda v: np.sum(v ** 2), x.astype(np.float64)).dtype == np.float64
+
+
+def test_second_derivative_of_the_pseudo_inverse_of_an_ill_conditioned_matrix():
+    rng = np.random.default_rng(3)
+    q, _ = np.linalg.qr(rng.standard_normal((5, 5)))
+    a = q @ np.diag([1.0, 0.5, 0.1, 1e-2, 2e-5]) @ q.T  # invertible, condition number 5e4
+    v = rng.standard_normal((5, 5))
+
+    def second(t):  # d2/dt2 of pinv(a + t v), elementwise: 2 A^-1 V A^-1 V A^-1 at t = 0
+        return ad.D(lambda s: ad.D(lambda r: np.linalg.pinv(a + r * v), s), t)
+
+    inv = np.linalg.inv(a)
+    exact = 2 * inv @ v @ inv @ v @ inv
+    assert np.allclose(second(0.0), exact, rtol=1e-7, atol=1e-7 * np.abs(exact).max())
+
+
+def test_abs_of_complex_numbers_to_second_order_and_signs_of_numpy_scalars():
+    c = 1.66 + 0.127j
+    assert ad.D(lambda x: ad.D(lambda y: abs(y * c * y), x), 0.7) == pytest.approx(2 * abs(c))
+    assert abs(ad.D(lambda x: ad.D(lambda y: abs(y * c), x), 0.7)) < 1e-12
+    assert ad.D(lambda x: np.abs(np.float64(2.0) - x), 0.5) == -1.0
