@@ -11,6 +11,7 @@ rather than return bare numbers.
 from __future__ import annotations
 
 import operator
+import sys
 from typing import Any
 
 import numpy as np
@@ -108,11 +109,18 @@ class DualArray(Dual):
 
     def __array__(self, dtype=None, copy=None):
         if not self.tag.finished:
+            who = _python_caller(sys._getframe(1))
             raise MetadataLossError(
-                "native code asked for the numbers of an array being differentiated: its tangent "
-                "would be dropped; the function that did so needs a derivative rule (@ad.frule)"
+                "native code called by %s asked for the numbers of an array being differentiated: its "
+                "tangent would be dropped; that function needs a derivative rule (@ad.frule(...))" % who
             )
         return np.asarray(self.value, dtype=dtype)
+
+    @property
+    def base(self) -> None:
+        """None: a ``DualArray`` owns its data (as a fresh ``ndarray`` does; code such as SciPy's
+        checks ``a.base`` before deciding whether to copy)."""
+        return None
 
     def __repr__(self):
         return "DualArray(%r, tag=#%d, tangent=%r)" % (self.value, self.tag.serial, self.meta)
@@ -231,3 +239,13 @@ for _fn in (np.sum, np.mean, np.prod, np.max, np.min, np.cumsum, np.cumprod, np.
             np.ptp, np.cumsum):
     setattr(DualArray, _fn.__name__, _method(_fn))
 DualArray.round = _method(np.round)
+
+
+def _python_caller(frame):
+    """``module.qualname`` of the Python function whose native call asked for an array's numbers."""
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    if frame is None:
+        return "native code"
+    module = frame.f_globals.get("__name__", "?")
+    return "%s.%s" % (module, frame.f_code.co_qualname)

@@ -168,3 +168,13 @@ def test_abs_of_complex_numbers_to_second_order_and_signs_of_numpy_scalars():
     assert ad.D(lambda x: ad.D(lambda y: abs(y * c * y), x), 0.7) == pytest.approx(2 * abs(c))
     assert abs(ad.D(lambda x: ad.D(lambda y: abs(y * c), x), 0.7)) < 1e-12
     assert ad.D(lambda x: np.abs(np.float64(2.0) - x), 0.5) == -1.0
+
+
+def test_native_code_asking_for_an_arrays_numbers_is_named():
+    from context.tagging.operators import MetadataLossError
+
+    with pytest.raises(MetadataLossError, match=r"native code called by numpy\.lib\..*AxisConcatenator\.__getitem__"):
+        ad.jacobian(lambda x: np.r_[x, x], np.ones(2))
+    seen = []
+    ad.jvp(lambda x: seen.append(x.base) or x, np.ones(2), np.ones(2))
+    assert seen == [None]  # a DualArray owns its data, as SciPy's copy checks expect
