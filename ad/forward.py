@@ -224,6 +224,18 @@ def _lined_up(g, x, ans, elementwise):
     return n, (align(g, x, ans) if elementwise else g)
 
 
+def _single_out(fn, target):
+    """The array of ``out=target`` (a one-element tuple is its element), or None."""
+    if isinstance(target, tuple):
+        if len(target) != 1:
+            raise TypeError(
+                "%s with several out= arrays is not supported while differentiating; "
+                "assign the results instead" % qualified_name(fn)
+            )
+        target = target[0]
+    return target
+
+
 def _with_where(primitive, fn, ctx, args, kwargs):
     """``fn(*args, where=mask, out=target)``: computed everywhere, then kept where ``mask`` holds.
 
@@ -235,14 +247,7 @@ def _with_where(primitive, fn, ctx, args, kwargs):
     """
     kwargs = dict(kwargs)
     mask = kwargs.pop("where")
-    target = kwargs.pop("out", None)
-    if isinstance(target, tuple):
-        if len(target) != 1:
-            raise TypeError(
-                "%s with several out= arrays is not supported while differentiating; "
-                "assign the results instead" % qualified_name(fn)
-            )
-        target = target[0]
+    target = _single_out(fn, kwargs.pop("out", None))
     with np.errstate(all="ignore"):
         full = primitive(ctx, *args, **kwargs)
     if target is None:
@@ -255,14 +260,7 @@ def _with_where(primitive, fn, ctx, args, kwargs):
 def _into_out(primitive, fn, ctx, args, kwargs):
     """``fn(*args, out=target)``: the result computed with its tangent, then written into ``target``."""
     kwargs = dict(kwargs)
-    target = kwargs.pop("out")
-    if isinstance(target, tuple):
-        if len(target) != 1:
-            raise TypeError(
-                "%s with several out= arrays is not supported while differentiating; "
-                "assign the results instead" % qualified_name(fn)
-            )
-        target = target[0]
+    target = _single_out(fn, kwargs.pop("out"))
     if target is None:
         return primitive(ctx, *args, **kwargs)
     mutation.assign(target, Ellipsis, primitive(ctx, *args, **kwargs))
