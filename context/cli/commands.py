@@ -150,15 +150,21 @@ def run_count(ns: argparse.Namespace, output: str | None, target: Target, run: R
               interval: float) -> int:
     out = _table_stream(output, run)
     ctx = CountCtx(ns.types, operators=ns.operators, via=ns.via)
-    run.start_progress(progress_for(ns.progress, True, lambda: ctx.total, interval))
-    try:
-        status = execute(ctx, target, run)
-    finally:
-        run.stop_progress()
+    status = _execute_counting(ctx, ns, target, run, interval)
     if run.child:
         return status
     _write_table(ctx.table(ns.top), out)
     return status
+
+
+def _execute_counting(ctx: CountCtx | ProfileCtx, ns: argparse.Namespace, target: Target, run: Run,
+                      interval: float) -> int:
+    """Run the target under a counting context, with a progress line of its running total."""
+    run.start_progress(progress_for(ns.progress, True, _tolerant(lambda: ctx.total), interval))
+    try:
+        return execute(ctx, target, run)
+    finally:
+        run.stop_progress()
 
 
 def _tolerant(count: Callable[[], int]) -> Callable[[], int]:
@@ -180,11 +186,7 @@ def run_profile(ns: argparse.Namespace, output: str | None, target: Target, run:
     to_pstats = ns.format == "pstats"
     out = None if to_pstats else _table_stream(output, run)
     ctx = ProfileCtx(ns.types, operators=ns.operators)
-    run.start_progress(progress_for(ns.progress, True, _tolerant(lambda: ctx.total), interval))
-    try:
-        status = execute(ctx, target, run)
-    finally:
-        run.stop_progress()
+    status = _execute_counting(ctx, ns, target, run, interval)
     if run.child:
         return status
     table = ctx.table(ns.top, sort=ns.sort)
