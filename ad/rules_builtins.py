@@ -6,12 +6,10 @@ arguments, and with it that argument's derivative). ``float`` keeps the tangent 
 tagging context's conversion rule).
 """
 
-import math
-
 from context.tagging.contexts import TaggedArg
 
 from .forward import ZERO, defjvp, defzero, frule
-from .special import dabs, dpow_base, dpow_exponent, sign
+from .special import dabs, dpow_base, dpow_exponent
 
 defjvp(abs, lambda g, ans, x: dabs(g, x))
 defjvp(pow, dpow_base, dpow_exponent, None)

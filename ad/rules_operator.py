@@ -3,7 +3,7 @@
 import operator as op
 
 from .forward import defjvp, defzero
-from .special import dabs, dpow_base, dpow_exponent, floor, sign
+from .special import dabs, dpow_base, dpow_exponent, floor
 
 for add in (op.add, op.iadd):
     defjvp(add, lambda g, ans, x, y: g, lambda g, ans, x, y: g)

@@ -3,7 +3,6 @@ browser when one is installed (headless Chromium or Chrome)."""
 
 import html.parser
 import json
-import os
 import re
 import shutil
 import subprocess

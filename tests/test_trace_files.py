@@ -4,7 +4,6 @@ max_events, size warnings, a full disk and Ctrl-C while writing, and TraceCtx.sa
 import base64
 import errno
 import json
-import io
 import os
 import pathlib
 import shutil

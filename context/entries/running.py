@@ -86,12 +86,13 @@ def _build_calls(act, overridden, nothing_replaced):
     post = ctx.posthook if hooks and "posthook" in overridden else None
     fget = act.fvalues.get
     recurse = act.recurse
-    run = act.default_run
     if "overdub" in overridden:
         ctx_overdub = ctx.overdub
 
         def run(f, args, kwargs):
             return ctx_overdub(f, *args, **kwargs)
+    else:
+        run = act.default_run
 
     if pre is None and post is None and run is act.default_run and nothing_replaced:
         # Nothing to observe or replace: a cache lookup and a call.

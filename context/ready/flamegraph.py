@@ -16,7 +16,6 @@ a rectangle shows its name, total time, share of the thread, number of calls and
 import html
 import json
 import os
-import time
 from types import BuiltinFunctionType
 
 from ..clock import clock_ns

@@ -14,10 +14,9 @@ import platform
 import sys
 import warnings
 from collections.abc import Callable
-from functools import partial
 from threading import current_thread, get_native_id
 from time import perf_counter_ns
-from types import BuiltinFunctionType, CodeType, FunctionType, MethodType, ModuleType
+from types import BuiltinFunctionType, MethodType, ModuleType
 from typing import Any
 
 from ..base import Context
