@@ -2,13 +2,15 @@
 
 ``ad.derivative(f, x)`` (alias ``ad.D``) runs ``f`` under a ``ForwardCtx`` with ``x``
 tagged by its tangent. Nested derivatives each get a fresh tag, so perturbations are
-never confused. Rules are one-line table entries (``ad.rules_*``); add your own with
-``@ad.frule(fn)`` or ``ad.defjvp(fn, ...)``.
+never confused. Rules are one-line table entries (``ad.rules``); add your own with
+``@ad.frule(fn)``, ``ad.defjvp(fn, ...)`` or ``ad.deflinear(fn)``.
 """
 
-from . import (  # noqa: F401  (register the rules)
-    rules_array, rules_builtins, rules_index, rules_linalg, rules_math, rules_meta, rules_operator,
-    rules_products, rules_reduce, rules_shape, rules_ufunc,
+from . import testing  # noqa: F401  (ad.testing.check_grads)
+from .engine.optional import when_imported
+from .rules import (  # noqa: F401  (register the rules)
+    arrays, builtins, convolution, decompositions, fft, indexing, layout, linalg, math_module, metadata, numeric,
+    operators, products, reductions, shapes, ufuncs,
 )
 from .api import (
     D,
@@ -26,10 +28,16 @@ from .api import (
     vjp,
 )
 from .backends import Backend, FiniteDifferences, ForwardMode, HigherOrder
-from .dual import Dual
-from .dualarray import DualArray
-from .forward import ZERO, ForwardCtx, NoRuleError, defjvp, defzero, frule
+from .engine.dual import Dual
+from .engine.dual_array import DualArray
+from .engine.forward import NOT_DIFFERENTIABLE, ZERO, ForwardCtx, NoRuleError, defjvp, defzero, frule
+from .rules.linear import deflinear
 from .lazy import LazyHessian, LazyJacobian, lazy_hessian, lazy_jacobian
+
+
+when_imported("scipy.special", "ad.rules.scipy_special")
+when_imported("scipy.linalg", "ad.rules.scipy_linalg")
+when_imported("scipy.signal", "ad.rules.scipy_signal")
 
 
 def __getattr__(name):
@@ -43,7 +51,7 @@ def __getattr__(name):
 
 __all__ = [
     "Backend", "D", "Dual", "DualArray", "FiniteDifferences", "ForwardCtx", "ForwardMode", "HigherOrder",
-    "LazyHessian", "LazyJacobian", "NoRuleError", "ZERO", "defjvp", "defzero", "derivative", "frule",
-    "gradient", "hessian", "hvp", "jacobian", "jvp", "lazy_hessian", "lazy_jacobian", "value_and_derivative",
+    "LazyHessian", "LazyJacobian", "NOT_DIFFERENTIABLE", "NoRuleError", "ZERO", "defjvp", "deflinear", "defzero",
+    "derivative", "frule", "gradient", "hessian", "hvp", "jacobian", "jvp", "lazy_hessian", "lazy_jacobian", "value_and_derivative",
     "value_and_gradient", "value_and_hessian", "value_and_jacobian", "value_gradient_and_hessian", "vjp",
 ]

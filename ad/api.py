@@ -18,9 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from . import closures, outputs, runs
+from . import closures, outputs
 from .backends import Backend, ForwardMode, check_backend
 from .inputs import Input
+from .engine import runs
 from .outputs import Output
 
 

@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from . import outputs, runs
+from . import outputs
+from .engine import runs
 from .inputs import Input, UnitBasis
 from .outputs import Output
 

@@ -8,8 +8,9 @@ import numbers
 
 import numpy as np
 
-from . import outputs, runs
-from .dualarray import is_array
+from . import outputs
+from .engine import runs
+from .engine.dual_array import is_array
 
 
 def _real(x, who, name):

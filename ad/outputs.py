@@ -10,8 +10,8 @@ import numpy as np
 
 from context.tagging import Tagged
 
-from . import runs
-from .dualarray import is_array
+from .engine import runs
+from .engine.dual_array import is_array
 
 
 class Output:

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import ad
-import ad.rules_array  # noqa: F401  (register the rules)
-import ad.rules_linalg  # noqa: F401
-import ad.rules_products  # noqa: F401
+import ad.rules.arrays  # noqa: F401  (register the rules)
+import ad.rules.linalg  # noqa: F401
+import ad.rules.products  # noqa: F401
 from context import overdub
 from context.tagging import Tagged, enabletagging, tag
 

@@ -1,4 +1,4 @@
-"""Forward AD of NumPy reductions (``ad.rules_reduce``) and shape functions (``ad.rules_shape``).
+"""Forward AD of NumPy reductions (``ad.rules.reductions``) and shape functions (``ad.rules.shapes``).
 
 Every rule is checked against central differences on seeded random inputs of several
 shapes, axes and ``keepdims``, with a plain tangent and with a chunk of 3 directions
@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import ad
-import ad.rules_reduce  # noqa: F401  (register the rules)
-import ad.rules_shape  # noqa: F401
+import ad.rules.reductions  # noqa: F401  (register the rules)
+import ad.rules.shapes  # noqa: F401
 from context import overdub
 from context.tagging import Tagged, enabletagging, tag
 

@@ -1,4 +1,4 @@
-"""Forward AD of NumPy's ufuncs (``ad.rules_ufunc``) and of ``DualArray``'s operators.
+"""Forward AD of NumPy's ufuncs (``ad.rules.ufuncs``) and of ``DualArray``'s operators.
 
 What is tested, and how:
 
@@ -37,7 +37,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import ad
-from ad import runs
+from ad.engine import runs
 from context import overdub
 from context.tagging import Tagged, enabletagging, tag
 
@@ -472,7 +472,7 @@ INTEGER_ONLY = {
     "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift",
     "gcd", "lcm", "bitwise_count", "isnat",
 }
-# ufuncs registered by ad.rules_products (tested with the products)
+# ufuncs registered by ad.rules.products (tested with the products)
 PRODUCTS = {"matmul", "vecdot", "matvec", "vecmat"}
 MULTI_OUTPUT = {np.divmod, np.modf, np.frexp}
 

@@ -1045,8 +1045,14 @@ def test_defzero_user_function(restore_rules):
     assert D(lambda x: sgn(x) * x * 1.0, -2.0) == -1.0
 
 
-def test_defjvp_none_argument_raises(restore_rules):
+def test_defjvp_none_means_zero_as_in_autograd_and_jax(restore_rules):
     ad.defjvp(scale, lambda g, ans, a, n: g * n, None)
+    assert D(lambda n: scale(2.0, n), 3.0) == 0.0
+    assert D(lambda x: scale(x, x), 3.0) == 3.0
+
+
+def test_defjvp_not_differentiable_argument_raises(restore_rules):
+    ad.defjvp(scale, lambda g, ans, a, n: g * n, ad.NOT_DIFFERENTIABLE)
     assert D(lambda a: scale(a, 3.0), 2.0) == 3.0
     with pytest.raises(ad.NoRuleError, match=r"scale.*argument 2"):
         D(lambda n: scale(2.0, n), 3.0)

@@ -9,6 +9,7 @@ from functools import lru_cache
 
 import pytest
 
+import ad
 import context
 from context.entries import kinds
 from context.entries.kinds import CALLBACKS, CLASS, FRAME, PLAIN, SPECIAL, native_kind
@@ -17,10 +18,11 @@ from context.state import STATE, call_under
 ROOT = pathlib.Path(context.__file__).parent
 
 
-def _modules():
+def _modules(root=None):
+    root = root or ROOT
     found = {}
-    for path in ROOT.rglob("*.py"):
-        parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    for path in root.rglob("*.py"):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
         is_package = parts[-1] == "__init__"
         if is_package:
             parts = parts[:-1]
@@ -28,9 +30,9 @@ def _modules():
     return found
 
 
-def _import_graph():
+def _import_graph(root=None):
     """Module -> the package's modules it imports, at top level or inside functions."""
-    modules = _modules()
+    modules = _modules(root)
     graph = {}
     for name, (path, is_package) in modules.items():
         package = name if is_package else name.rsplit(".", 1)[0]
@@ -60,6 +62,23 @@ def test_the_engine_has_no_import_cycle():
         pytest.fail("import cycle in the context package: %s" % " -> ".join(exc.args[1]))
     # the helpers rewritten code calls sit below the activation that builds the entry points
     assert order.index("context.state") < order.index("context.entries.running") < order.index("context.activation")
+
+
+def test_ad_has_no_import_cycle_and_its_engine_is_what_runs_natively():
+    """``ad.engine`` holds the modules declared engine code (run natively), ``ad.rules`` none of them."""
+    root = pathlib.Path(ad.__file__).parent
+    graph = _import_graph(root)
+    assert "ad.engine.dual_array" in graph and "ad.rules.tangents" in graph
+    try:
+        list(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as exc:
+        pytest.fail("import cycle in the ad package: %s" % " -> ".join(exc.args[1]))
+    declared = {
+        name for name, (path, _) in _modules(root).items() if "declare_engine_code(__file__)" in path.read_text()
+    }
+    engine = {name for name, (_, is_package) in _modules(root).items() if name.startswith("ad.engine.")}
+    assert engine and engine == {name for name in declared if name.startswith("ad.engine.")}
+    assert not {name for name in declared if name.startswith("ad.rules")}
 
 
 def test_the_import_graph_sees_a_cycle_when_there_is_one(tmp_path, monkeypatch):

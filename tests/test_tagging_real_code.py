@@ -33,7 +33,7 @@ import numpy as np
 import pytest
 
 import context
-from ad.forward import ForwardCtx
+from ad.engine.forward import ForwardCtx
 from context.tagging import TaggingContext, enabletagging
 
 TAGGING_DIR = os.path.dirname(os.path.abspath(context.tagging.__file__)) + os.sep

@@ -2,6 +2,6 @@
 
 import numpy as np
 
-from .forward import defzero
+from ..engine.forward import defzero
 
 defzero(np.shape, np.ndim, np.size, np.iscomplexobj, np.isrealobj, np.isscalar, np.result_type)

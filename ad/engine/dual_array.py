@@ -43,6 +43,11 @@ def make_dual(value: Any, tag: Tag, tangent: Any) -> Dual:
     return Dual(value, tag, tangent)
 
 
+def _write(a, key, value):
+    """``a[key] = value`` with its tangent: the rule of ``operator.setitem`` does the write."""
+    dispatch(operator.setitem, (a, key, value))
+
+
 def _binary(fn):
     def method(a, b):
         return dispatch(fn, (a, b))
@@ -51,9 +56,7 @@ def _binary(fn):
         return dispatch(fn, (b, a))
 
     def inplace(a, b):
-        from .mutation import assign
-
-        assign(a, Ellipsis, dispatch(fn, (a, b)))
+        _write(a, Ellipsis, dispatch(fn, (a, b)))
         return a
 
     method.__name__ = reflected.__name__ = inplace.__name__ = fn.__name__
@@ -103,9 +106,7 @@ class DualArray(Dual):
         return dispatch(operator.getitem, (self, key))
 
     def __setitem__(self, key, value):
-        from .mutation import assign
-
-        assign(self, key, value)
+        _write(self, key, value)
 
     def __array__(self, dtype=None, copy=None):
         if not self.tag.finished:
@@ -138,9 +139,7 @@ class DualArray(Dual):
         return dispatch(np.matmul, (b, a))
 
     def __imatmul__(a, b):
-        from .mutation import assign
-
-        assign(a, Ellipsis, dispatch(np.matmul, (a, b)))
+        _write(a, Ellipsis, dispatch(np.matmul, (a, b)))
         return a
 
     def __pow__(a, b, mod=None):
@@ -152,9 +151,7 @@ class DualArray(Dual):
         return dispatch(np.power, (b, a))
 
     def __ipow__(a, b):
-        from .mutation import assign
-
-        assign(a, Ellipsis, dispatch(np.power, (a, b)))
+        _write(a, Ellipsis, dispatch(np.power, (a, b)))
         return a
 
     def __divmod__(a, b):
@@ -193,14 +190,10 @@ class DualArray(Dual):
         return dispatch(np.ravel, (self, order)).copy()
 
     def fill(self, value: Any) -> None:
-        from .mutation import assign
-
-        assign(self, Ellipsis, value)
+        _write(self, Ellipsis, value)
 
     def sort(self, axis: int = -1, kind: str | None = None, order: Any = None) -> None:
-        from .mutation import assign
-
-        assign(self, Ellipsis, dispatch(np.sort, (self, axis, kind, order)))
+        _write(self, Ellipsis, dispatch(np.sort, (self, axis, kind, order)))
 
     def transpose(self, *axes: Any) -> Any:
         if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):

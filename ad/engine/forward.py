@@ -4,8 +4,9 @@ A rule is registered for a function ``fn`` in one of three forms:
 
 * ``defjvp(fn, jvp_0, jvp_1, ...)``: one function per argument, ``jvp_i(g, ans, *args)``
   giving the tangent contribution of argument ``i`` (tangent ``g``; ``ans`` is
-  ``fn(*args)``). ``ZERO`` marks an argument whose derivative is zero where it exists
-  (``floor``); ``None`` an argument ``fn`` is not differentiable in (an error if tagged).
+  ``fn(*args)``). ``ZERO`` (or ``None``, as in autograd's and JAX's rule tables) marks an
+  argument whose derivative is zero where it exists (``floor``); ``NOT_DIFFERENTIABLE`` an
+  argument ``fn`` is not differentiable in (a tangent arriving there is an error).
 * ``defzero(fn)``: the result does not depend continuously on any argument; it is
   returned untagged (``round``, ``math.isnan``).
 * ``@frule(fn)``: ``rule(primals, tangents, **kwargs) -> (out, tangent_out)``, the whole
@@ -29,9 +30,9 @@ from context.tagging import Tagged, TaggingContext, TaggingError, dispatch, encl
 from context.tagging.dispatch import qualified_name
 from context.tagging.values import live, primal
 
+from ..rules.tangents import align, full, lead
 from . import buffers, handlers, mutation
-from .dualarray import make_dual
-from .tangents import align, full
+from .dual_array import make_dual
 
 declare_engine_code(__file__)
 
@@ -68,6 +69,16 @@ class _Zero:
 
 
 ZERO = _Zero()
+
+
+class _NotDifferentiable:
+    __slots__ = ()
+
+    def __repr__(self):
+        return "NOT_DIFFERENTIABLE"
+
+
+NOT_DIFFERENTIABLE = _NotDifferentiable()
 
 
 _signatures = {}
@@ -157,7 +168,7 @@ def _jvp_primitive(fn, jvps, elementwise):
             jvp = jvps[i if i <= last else last]
             if jvp is ZERO:
                 continue
-            if jvp is None:
+            if jvp is NOT_DIFFERENTIABLE:
                 raise NoRuleError(
                     "%s is not differentiable in argument %d, which carries a derivative; "
                     "make it a constant" % (qualified_name(fn), i + 1)
@@ -220,7 +231,7 @@ def _zero_where_untouched(t, out, lined):
 
 
 def _lined_up(g, x, ans, elementwise):
-    n = np.ndim(primal(g)) - np.ndim(primal(x))
+    n = lead(g, x)
     return n, (align(g, x, ans) if elementwise else g)
 
 
@@ -351,10 +362,16 @@ def defjvp(fn: _F, *jvps: Any, argtypes: tuple[type, ...] | None = None, element
     result. Give ``elementwise=False`` for a rule that handles shapes itself.
     """
     if not jvps:
-        raise TypeError("defjvp(%s): give one rule per argument (a function, ZERO or None)" % qualified_name(fn))
+        raise TypeError(
+            "defjvp(%s): give one rule per argument (a function, ZERO, None or NOT_DIFFERENTIABLE)" % qualified_name(fn)
+        )
     for j in jvps:
-        if not (j is None or j is ZERO or callable(j)):
-            raise TypeError("defjvp(%s): each rule must be a function, ZERO or None, got %r" % (qualified_name(fn), j))
+        if not (j is None or j is ZERO or j is NOT_DIFFERENTIABLE or callable(j)):
+            raise TypeError(
+                "defjvp(%s): each rule must be a function, ZERO, None or NOT_DIFFERENTIABLE, got %r"
+                % (qualified_name(fn), j)
+            )
+    jvps = tuple(ZERO if j is None else j for j in jvps)
     ForwardCtx.primitive(fn, argtypes)(_jvp_primitive(fn, jvps, elementwise))
     return fn
 

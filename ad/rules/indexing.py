@@ -2,7 +2,7 @@
 
 Reading takes the same elements of the tangent (basic, slice, fancy and boolean keys);
 reading with basic keys gives views, so a write through them reaches the tangent too.
-Writes go through ``ad.mutation.assign``.
+Writes go through ``ad.engine.mutation.assign``.
 """
 
 import operator
@@ -12,8 +12,8 @@ import numpy as np
 from context.tagging import Tagged, dispatch, native_primitive
 from context.tagging.values import live, primal
 
-from . import buffers, mutation
-from .forward import NoRuleError, ForwardCtx, frule
+from ..engine import buffers, mutation
+from ..engine.forward import NoRuleError, ForwardCtx, frule
 from .tangents import lead, lead_axes
 
 

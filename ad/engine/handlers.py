@@ -18,7 +18,7 @@ from context.tagging.dispatch import qualified_name
 from context.tagging.guard import NativeGuard
 
 from . import buffers
-from .dualarray import DualArray
+from .dual_array import DualArray
 from .mutation import assign
 
 declare_engine_code(__file__)

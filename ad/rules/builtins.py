@@ -8,11 +8,11 @@ tagging context's conversion rule).
 
 from context.tagging.contexts import TaggedArg
 
-from .forward import ZERO, defjvp, defzero, frule
+from ..engine.forward import NOT_DIFFERENTIABLE, ZERO, defjvp, defzero, frule
 from .special import dabs, dpow_base, dpow_exponent
 
 defjvp(abs, lambda g, ans, x: dabs(g, x))
-defjvp(pow, dpow_base, dpow_exponent, None)
+defjvp(pow, dpow_base, dpow_exponent, NOT_DIFFERENTIABLE)
 defzero(round, float.is_integer)
 defjvp(float.conjugate, lambda g, ans, x: g)
 defjvp(int, ZERO, argtypes=(TaggedArg,))  # matched by type: no user __getattribute__ runs

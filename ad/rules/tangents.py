@@ -11,14 +11,27 @@ import numpy as np
 from context.tagging import dispatch
 from context.tagging.values import primal
 
-from .dualarray import is_array
+from ..engine.dual_array import is_array
 
 ndarray = np.ndarray  # not engine code: rule bodies call these helpers under an enclosing AD context
 
 
+def shape_of(v):
+    """The shape of ``v``, tagged (by an enclosing derivative) or not."""
+    v = primal(v)
+    shape = getattr(v, "shape", None)
+    return np.shape(v) if shape is None else shape
+
+
 def lead(g, x):
-    """How many chunk axes tangent ``g`` of primal ``x`` has (0 or 1)."""
-    return np.ndim(g) - np.ndim(x)
+    """How many chunk axes tangent ``g`` of primal ``x`` has (0 or 1), through any tag layers."""
+    return len(shape_of(g)) - len(shape_of(x))
+
+
+def chunk_shape(g, x):
+    """The chunk shape of tangent ``g`` of primal ``x``: ``()`` or ``(k,)``."""
+    sg = shape_of(g)
+    return sg[: len(sg) - len(shape_of(x))]
 
 
 def lead_axes(n):
@@ -53,7 +66,7 @@ def align(g, x, ans):
     if not is_array(pg):
         return g
     nx = np.ndim(primal(x))
-    n = pg.ndim - nx
+    n = lead(pg, x)
     extra = np.ndim(primal(ans)) - nx
     if n and extra > 0:
         return g.reshape(pg.shape[:n] + (1,) * extra + pg.shape[n:])

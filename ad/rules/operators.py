@@ -2,7 +2,7 @@
 
 import operator as op
 
-from .forward import defjvp, defzero
+from ..engine.forward import NOT_DIFFERENTIABLE, defjvp, defzero
 from .special import dabs, dpow_base, dpow_exponent, floor
 
 for add in (op.add, op.iadd):
@@ -21,4 +21,4 @@ defjvp(op.neg, lambda g, ans, x: -g)
 defjvp(op.pos, lambda g, ans, x: g)
 defjvp(op.abs, lambda g, ans, x: dabs(g, x))
 defzero(op.floordiv, op.ifloordiv, op.truth, op.not_)
-defjvp(op.index, None)
+defjvp(op.index, NOT_DIFFERENTIABLE)

@@ -8,7 +8,7 @@ derivative and return untagged results.
 
 import math
 
-from .forward import ZERO, defjvp, defzero, frule
+from ..engine.forward import NOT_DIFFERENTIABLE, ZERO, defjvp, defzero, frule
 from .special import digamma, sign
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
@@ -47,7 +47,7 @@ defjvp(math.degrees, lambda g, ans, x: g * (180 / math.pi))
 defjvp(math.radians, lambda g, ans, x: g * (math.pi / 180))
 defjvp(math.fmod, lambda g, ans, x, y: g, lambda g, ans, x, y: -g * math.trunc(x / y))
 defjvp(math.remainder, lambda g, ans, x, y: g, lambda g, ans, x, y: -g * round(x / y))
-defjvp(math.ldexp, lambda g, ans, x, i: g * 2.0 ** i, None)
+defjvp(math.ldexp, lambda g, ans, x, i: g * 2.0 ** i, NOT_DIFFERENTIABLE)
 defjvp(math.nextafter, lambda g, ans, x, y, *steps, **kw: g, ZERO)
 defzero(math.floor, math.ceil, math.trunc, math.isfinite, math.isinf, math.isnan, math.isclose, math.ulp)
 

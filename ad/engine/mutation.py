@@ -13,8 +13,8 @@ from context.tagging import Tagged
 from context.tagging.values import live, primal
 
 from . import buffers
-from .dualarray import DualArray
-from .tangents import lead_axes
+from .dual_array import DualArray
+from ..rules.tangents import lead, lead_axes
 
 declare_engine_code(__file__)
 
@@ -48,7 +48,7 @@ def assign(target, key, value, below=None):
         )
     mine = isinstance(value, Tagged) and value.tag is t
     assign(target.value, key, value.value if mine else value, below=t)
-    n = np.ndim(primal(target.meta)) - np.ndim(primal(target.value))
+    n = lead(target.meta, target.value)
     where = lead_axes(n) + buffers.key_tuple(key)
     if not mine:
         assign(target.meta, where, 0.0)

@@ -1,7 +1,7 @@
 """``Dual``: the tagged value forward-mode AD works with (primal ``value``, tangent ``meta``).
 
 Its operators for ``+ - * /``, negation, constant powers and comparisons are the rules
-of ``ad.rules_operator`` written out for speed, with the same operations in the same
+of ``ad.rules.operators`` written out for speed, with the same operations in the same
 order (so the same results to the last bit); every other case (mixed tags, finished
 tags, other operand types) goes to the generic dispatch, which uses those rules.
 """

@@ -18,7 +18,7 @@ import numpy as np
 
 from context.tagging.dispatch import qualified_name
 
-from .forward import NoRuleError, frule
+from ..engine.forward import NoRuleError, frule
 from .tangents import lead, per_direction
 
 

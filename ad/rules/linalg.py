@@ -26,7 +26,7 @@ import numpy as np
 
 from context.tagging.values import primal
 
-from .forward import NoRuleError, frule
+from ..engine.forward import NoRuleError, frule
 from .tangents import lead, lead_axes
 
 

@@ -16,8 +16,8 @@ from context.resolve import declare_engine_code
 from context.tagging.arrays import per_buffer, root_of
 from context.tagging.values import Tagged, live, primal
 
-from .dualarray import make_dual
-from .tangents import lead_axes
+from .dual_array import make_dual
+from ..rules.tangents import chunk_shape, lead_axes
 
 declare_engine_code(__file__)
 
@@ -104,12 +104,6 @@ def lift(a, below=None):
     return make_dual(lift(a, t), t, lift(shadow(a, t)))
 
 
-def chunk_of(value, meta):
-    """The chunk shape of tangent ``meta`` of ``value`` (``()`` or ``(k,)``), through any tag layers."""
-    meta = primal(meta)
-    return np.shape(meta)[: np.ndim(meta) - np.ndim(primal(value))]
-
-
 def fit(g, target_ndim, n):
     """Tangent ``g`` (``n`` chunk axes) with unit axes after the chunk axes, to broadcast into a
     target of ``target_ndim`` axes (assignment aligns trailing axes; the chunk axis stays first)."""
@@ -146,7 +140,7 @@ def write(a, key, value, below=None):
     t = value.tag
     _zero(a, key, [u for u in tags if u.serial > t.serial])
     write(a, key, value.value, below=t)  # the layers below this tag's
-    chunk = chunk_of(value.value, value.meta)
+    chunk = chunk_shape(value.meta, value.value)
     s = _ensure(a, t, chunk, np.result_type(primal(value.meta)))
     n = len(chunk)
     meta = value.meta

@@ -24,26 +24,13 @@ from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 from context.tagging import dispatch, native_primitive
 from context.tagging.values import primal
 
-from .forward import ForwardCtx, NoRuleError, frule
-from .tangents import shift_axis
+from ..engine.forward import ForwardCtx, NoRuleError, frule
+from .tangents import chunk_shape, lead, shape_of, shift_axis
 
 ndarray = np.ndarray
 
 
-# ------------------------------------------------------------------ helpers (rules_reduce uses them too)
-
-
-def shape_of(v):
-    """The shape of ``v``, tagged (by an enclosing derivative) or not."""
-    v = primal(v)
-    shape = getattr(v, "shape", None)
-    return np.shape(v) if shape is None else shape
-
-
-def chunk_of(g, x):
-    """The chunk shape of tangent ``g`` of primal ``x``: ``()`` or ``(k,)``."""
-    sg = shape_of(g)
-    return sg[: len(sg) - len(shape_of(x))]
+# ------------------------------------------------------------------ helpers (reductions uses them too)
 
 
 def name_of(fn):
@@ -117,7 +104,7 @@ def _order(x, order):
 def _reshape(primals, tangents, **kwargs):
     x, g, opts = bind(np.reshape, ("a", "shape", "order"), primals, tangents, kwargs)
     out = np.reshape(x, **opts)
-    n = len(chunk_of(g, x))
+    n = lead(g, x)
     t = np.reshape(g, shape_of(g)[:n] + shape_of(out), order=_order(x, opts.get("order", "C")))
     return out, matched(out, x, t, g)
 
@@ -127,7 +114,7 @@ def _ravel(primals, tangents, **kwargs):
     """Order ``'K'`` reads the elements in memory order: the axes sorted by decreasing |stride|."""
     x, g, opts = bind(np.ravel, ("a", "order"), primals, tangents, kwargs)
     out = np.ravel(x, **opts)
-    n = len(chunk_of(g, x))
+    n = lead(g, x)
     order = _order(x, opts.get("order", "C"))
     px = primal(x)
     if order in ("K", "k") and type(px) is ndarray:
@@ -147,7 +134,7 @@ def _reshaped(fn, names):
     def rule(primals, tangents, **kwargs):
         x, g, opts = bind(fn, names, primals, tangents, kwargs)
         out = fn(x, **opts)
-        t = _as_tangent(g, len(chunk_of(g, x)), shape_of(out))
+        t = _as_tangent(g, lead(g, x), shape_of(out))
         return out, matched(out, x, t, g)
 
     return rule
@@ -163,7 +150,7 @@ def _atleast(fn):
         out = fn(*primals)
         outs = out if len(primals) != 1 else (out,)
         ts = tuple(
-            None if g is None else matched(o, x, _as_tangent(g, len(chunk_of(g, x)), shape_of(o)), g)
+            None if g is None else matched(o, x, _as_tangent(g, lead(g, x), shape_of(o)), g)
             for o, x, g in zip(outs, primals, tangents)
         )
         return out, (ts if len(primals) != 1 else ts[0])
@@ -180,7 +167,7 @@ def _broadcast_to(primals, tangents, **kwargs):
     """A read-only view of the tangent, as the value is one of the input."""
     x, g, opts = bind(np.broadcast_to, ("array", "shape", "subok"), primals, tangents, kwargs)
     out = np.broadcast_to(x, **opts)
-    n = len(chunk_of(g, x))
+    n = lead(g, x)
     shape, xshape = shape_of(out), shape_of(x)
     chunk = shape_of(g)[:n]
     t = np.broadcast_to(np.reshape(g, chunk + (1,) * (len(shape) - len(xshape)) + xshape), chunk + shape)
@@ -195,7 +182,7 @@ def _transpose(primals, tangents, **kwargs):
     x, g, opts = bind(np.transpose, ("a", "axes"), primals, tangents, kwargs)
     out = np.transpose(x, **opts)
     nd = len(shape_of(x))
-    n = len(chunk_of(g, x))
+    n = lead(g, x)
     axes = opts.get("axes")
     axes = range(nd - 1, -1, -1) if axes is None else [normalize_axis_index(int(a), nd) for a in axes]
     return out, np.transpose(g, tuple(range(n)) + tuple(a + n for a in axes))
@@ -206,7 +193,7 @@ def _moveaxis(primals, tangents, **kwargs):
     x, g, opts = bind(np.moveaxis, ("a", "source", "destination"), primals, tangents, kwargs)
     out = np.moveaxis(x, **opts)
     nd = len(shape_of(x))
-    n = len(chunk_of(g, x))
+    n = lead(g, x)
     src = [a + n for a in normalize_axis_tuple(opts["source"], nd, "source")]
     dst = [a + n for a in normalize_axis_tuple(opts["destination"], nd, "destination")]
     return out, np.moveaxis(g, src, dst)
@@ -217,7 +204,7 @@ def _swapaxes(primals, tangents, **kwargs):
     x, g, opts = bind(np.swapaxes, ("a", "axis1", "axis2"), primals, tangents, kwargs)
     out = np.swapaxes(x, **opts)
     nd = len(shape_of(x))
-    n = len(chunk_of(g, x))
+    n = lead(g, x)
     return out, np.swapaxes(g, shift_axis(opts["axis1"], nd, n), shift_axis(opts["axis2"], nd, n))
 
 
@@ -227,7 +214,7 @@ def _diagonal(primals, tangents, **kwargs):
     x, g, opts = bind(np.diagonal, ("a", "offset", "axis1", "axis2"), primals, tangents, kwargs)
     out = np.diagonal(x, **opts)
     nd = len(shape_of(x))
-    n = len(chunk_of(g, x))
+    n = lead(g, x)
     axis1 = shift_axis(opts.get("axis1", 0), nd, n)
     axis2 = shift_axis(opts.get("axis2", 1), nd, n)
     return out, np.diagonal(g, opts.get("offset", 0), axis1, axis2)
@@ -237,7 +224,7 @@ def _diagonal(primals, tangents, **kwargs):
 def _flip(primals, tangents, **kwargs):
     x, g, opts = bind(np.flip, ("m", "axis"), primals, tangents, kwargs)
     out = np.flip(x, **opts)
-    n = len(chunk_of(g, x))
+    n = lead(g, x)
     return out, np.flip(g, axis=shift_axis(_axis_list(opts.get("axis")), len(shape_of(x)), n))
 
 
@@ -245,7 +232,7 @@ def _flip(primals, tangents, **kwargs):
 def _roll(primals, tangents, **kwargs):
     x, g, opts = bind(np.roll, ("a", "shift", "axis"), primals, tangents, kwargs)
     out = np.roll(x, **opts)
-    n = len(chunk_of(g, x))
+    n = lead(g, x)
     axis = _axis_list(opts.get("axis"))
     if axis is None:  # the flattened array, rolled, in the input's shape
         flat = np.roll(_as_tangent(g, n, (-1,)), opts["shift"], axis=n)
@@ -289,7 +276,7 @@ def _as_array(fn, names):
         if out is x:
             return x, g
         topts = {k: v for k, v in opts.items() if k in ("dtype", "order", "copy")}
-        t = _as_tangent(fn(g, **topts), len(chunk_of(g, x)), shape_of(out))
+        t = _as_tangent(fn(g, **topts), lead(g, x), shape_of(out))
         return out, matched(out, x, t, g)
 
     return rule
@@ -318,7 +305,7 @@ def _joined(fn, names, primals, tangents, kwargs):
     if not tagged:
         raise NoRuleError("%s: only the arrays joined may carry a derivative" % name_of(fn))
     x0, g0 = tagged[0]
-    chunk = chunk_of(g0, x0)
+    chunk = chunk_shape(g0, x0)
     tdtype = getattr(primal(g0), "dtype", float)
     ts = [np.zeros(chunk + shape_of(x), dtype=tdtype) if g is None else g for x, g in zip(xs, gs)]
     return out, ts, len(chunk), opts
@@ -396,7 +383,7 @@ def _pieces_rule(primals, tangents):
     if any(t is not None for t in tangents[2:]):
         raise NoRuleError("%s: indices_or_sections and axis must be constants" % name_of(split))
     out = tuple(split(x, sections, axis))
-    n = len(chunk_of(g, x))
+    n = lead(g, x)
     return out, tuple(split(g, sections, shift_axis(axis, len(shape_of(x)), n)))
 
 
@@ -423,7 +410,7 @@ def _tile(primals, tangents, **kwargs):
     reps = opts["reps"]
     reps = tuple(reps) if np.iterable(reps) else (reps,)
     xshape = shape_of(x)
-    n = len(chunk_of(g, x))
+    n = lead(g, x)
     d = max(len(reps), len(xshape))
     g = _as_tangent(g, n, (1,) * (d - len(xshape)) + tuple(xshape))
     return out, np.tile(g, (1,) * (n + d - len(reps)) + reps)
@@ -433,7 +420,7 @@ def _tile(primals, tangents, **kwargs):
 def _repeat(primals, tangents, **kwargs):
     x, g, opts = bind(np.repeat, ("a", "repeats", "axis"), primals, tangents, kwargs)
     out = np.repeat(x, **opts)
-    n = len(chunk_of(g, x))
+    n = lead(g, x)
     axis = opts.get("axis")
     if axis is None:
         return out, np.repeat(_as_tangent(g, n, (-1,)), opts["repeats"], axis=n)
@@ -444,7 +431,7 @@ def _repeat(primals, tangents, **kwargs):
 def _take(primals, tangents, **kwargs):
     x, g, opts = bind(np.take, ("a", "indices", "axis", "out", "mode"), primals, tangents, kwargs)
     out = np.take(x, **opts)
-    n = len(chunk_of(g, x))
+    n = lead(g, x)
     axis = opts.get("axis")
     if axis is None:
         g, axis = _as_tangent(g, n, (-1,)), n
@@ -457,7 +444,7 @@ def _take(primals, tangents, **kwargs):
 def _take_along_axis(primals, tangents, **kwargs):
     x, g, opts = bind(np.take_along_axis, ("arr", "indices", "axis"), primals, tangents, kwargs)
     out = np.take_along_axis(x, **opts)
-    n = len(chunk_of(g, x))
+    n = lead(g, x)
     idx = opts["indices"]
     idx = np.reshape(idx, (1,) * n + np.shape(idx))
     axis = opts.get("axis", -1)

@@ -31,10 +31,10 @@ from numpy.lib.array_utils import normalize_axis_tuple
 from context.tagging import dispatch, native_primitive
 from context.tagging.values import primal
 
-from .forward import ForwardCtx, NoRuleError, frule
-from .rules_shape import bind, chunk_of, name_of, shape_of
+from ..engine.forward import ForwardCtx, NoRuleError, frule
+from .shapes import bind, name_of
 from .special import dabs
-from .tangents import shift_axis
+from .tangents import lead, shape_of, shift_axis
 
 _NoValue = np._NoValue
 
@@ -120,7 +120,7 @@ def _linear(fn, x, g, opts, out):
     """``fn`` of tangent ``g`` with ``opts``' axis shifted past the chunk axes (None for an integer ``out``)."""
     if not _inexact(out):
         return None
-    n = len(chunk_of(g, x))
+    n = lead(g, x)
     topts = {k: v for k, v in opts.items() if k in ("dtype", "keepdims", "where")}
     topts["axis"] = shift_axis(opts.get("axis"), len(shape_of(x)), n)
     return fn(g, **topts)
@@ -163,7 +163,7 @@ def _cumulative(fn, primals, tangents, kwargs, tangent_of):
     if not _inexact(out):
         return out, None
     axis = opts.get("axis")
-    n = len(chunk_of(g, x))
+    n = lead(g, x)
     if axis is None:  # the flattened array
         x = np.reshape(x, (-1,))
         g = np.reshape(g, shape_of(g)[:n] + (-1,))
@@ -219,7 +219,7 @@ def _prod(primals, tangents, **kwargs):
         return out, None
     shape = shape_of(x)
     axes = _axes(opts.get("axis"), len(shape))
-    n = len(chunk_of(g, x))
+    n = lead(g, x)
     where = _given(opts, "where", True)
     keep = None
     if where is not True:  # left-out entries count as factors 1, and their tangents not at all
@@ -245,7 +245,7 @@ def _extremum(fn, largest):
         px = primal(x)
         where = _given(opts, "where", True)
         mask = None if where is True else np.broadcast_to(where, np.shape(px))
-        n = len(chunk_of(g, x))
+        n = lead(g, x)
         d, chosen = _pick(px, g, _axes(opts.get("axis"), np.ndim(px)), n, shape_of(out), largest, mask)
         initial = _given(opts, "initial")
         if d is not None and initial is not None:
@@ -268,7 +268,7 @@ def _moments(fn, primals, tangents, kwargs):
     out = fn(x, **opts)
     shape = shape_of(x)
     axes = _axes(opts.get("axis"), len(shape))
-    n = len(chunk_of(g, x))
+    n = lead(g, x)
     where = _given(opts, "where", True)
     ddof = _given(opts, "correction")
     ddof = _given(opts, "ddof", 0) if ddof is None else ddof
@@ -331,7 +331,7 @@ def _matrix_norm(primals, tangents, keepdims=False, ord="fro"):
 def _norm_tangent(fn, x, g, out, ord, axes, matrix):
     """The tangent of the norm ``out`` of ``x`` over ``axes`` (a matrix norm if ``matrix``), or None."""
     shape = shape_of(x)
-    n = len(chunk_of(g, x))
+    n = lead(g, x)
     kept = _kept(shape, axes)
     px = primal(x)
     taxes = shift_axis(axes, len(shape), n)
@@ -388,7 +388,7 @@ def _average(primals, tangents):
     shape = shape_of(a)
     nd = len(shape)
     axes = _axes(axis, nd)
-    n = len(chunk_of(g, a) if g is not None else chunk_of(dw, w))
+    n = lead(g, a) if g is not None else lead(dw, w)
     chunk = (shape_of(g) if g is not None else shape_of(dw))[:n]
     taxes = shift_axis(axes, nd, n)
     if w is None:

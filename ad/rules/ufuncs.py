@@ -16,7 +16,7 @@ import numpy as np
 
 from context.tagging import dispatch, native_primitive
 
-from .forward import ZERO, ForwardCtx, defjvp, defzero, frule
+from ..engine.forward import NOT_DIFFERENTIABLE, ZERO, ForwardCtx, defjvp, defzero, frule
 from .special import dabs, dpow_base, dpow_exponent
 
 _LN2, _LN10 = np.log(2.0), np.log(10.0)
@@ -73,7 +73,7 @@ defjvp(np.fmin, lambda g, ans, x, y: g * ((x <= y) | np.isnan(y)), lambda g, ans
 defjvp(np.remainder, lambda g, ans, x, y: g, lambda g, ans, x, y: -g * np.floor_divide(x, y))
 defjvp(np.fmod, lambda g, ans, x, y: g, lambda g, ans, x, y: -g * np.trunc(x / y))
 defjvp(np.copysign, lambda g, ans, x, y: g * np.sign(x) * np.sign(ans), ZERO)
-defjvp(np.ldexp, lambda g, ans, x, y: g * np.exp2(y), None)
+defjvp(np.ldexp, lambda g, ans, x, y: g * np.exp2(y), NOT_DIFFERENTIABLE)
 defjvp(np.nextafter, lambda g, ans, x, y: g, ZERO)
 
 defzero(

@@ -24,9 +24,9 @@ import numpy as np
 from context.tagging import Tagged, dispatch, enclosing_call, native_primitive
 from context.tagging.values import live, primal
 
-from . import buffers
-from .forward import ZERO, ForwardCtx, NoRuleError, defjvp, defzero, frule, wrap
-from .tangents import lead, lead_axes, zeros_for
+from ..engine import buffers
+from ..engine.forward import ZERO, ForwardCtx, NoRuleError, defjvp, defzero, frule, wrap
+from .tangents import chunk_shape, lead, lead_axes, zeros_for
 
 defzero(
     np.argmax, np.argmin, np.argsort, np.searchsorted, np.nonzero, np.flatnonzero, np.argwhere,
@@ -223,5 +223,5 @@ def _array(ctx, *args, **kwargs):
     if plain.dtype.kind not in "fc":
         return out
     first = found[0]
-    chunk = buffers.chunk_of(first.value, first.meta)
+    chunk = chunk_shape(first.meta, first.value)
     return wrap(t, out, enclosing_call(t, _array_tangent, (primals, tangents, chunk, out)))

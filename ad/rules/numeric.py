@@ -1,0 +1,1 @@
+"""Rules for this family are being written; nothing is registered yet."""

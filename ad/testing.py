@@ -1,0 +1,106 @@
+"""``check_grads``: a function's derivatives checked against central differences.
+
+As autograd's ``check_grads`` and JAX's ``jax.test_util.check_grads``: along random
+directions, each derivative ``ad`` computes (the first, then the derivative of that,
+up to ``order``) is compared with the central difference of the level below it.
+Arguments may be real or complex numbers and arrays, and lists, tuples and dicts of
+them (pytrees); directions are random in the same space (complex for complex inputs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import api
+from .pytrees import flatten, unflatten
+
+__all__ = ["check_grads", "numerical_jvp"]
+
+
+def _differentiable(leaf):
+    return isinstance(leaf, (float, complex, np.floating, np.complexfloating)) or (
+        isinstance(leaf, np.ndarray) and leaf.dtype.kind in "fc"
+    )
+
+
+def _random_like(leaf, rng):
+    shape = np.shape(leaf)
+    d = rng.standard_normal(shape)
+    if np.iscomplexobj(leaf):
+        d = d + 1j * rng.standard_normal(shape)
+    return d if shape else d.item()
+
+
+def _moved(leaves, directions, t):
+    return [leaf if d is None else leaf + t * d for leaf, d in zip(leaves, directions)]
+
+
+def _call(f, tree, leaves):
+    return f(*unflatten(tree, leaves))
+
+
+def numerical_jvp(f: Callable[..., Any], args: Sequence[Any], directions: Sequence[Any], eps: float = 1e-5) -> list:
+    """The central difference ``(f(args + eps v) - f(args - eps v)) / (2 eps)``, one array per leaf of
+    ``f``'s result; ``directions`` has one entry per leaf of ``args`` (None for a leaf held fixed)."""
+    leaves, tree = flatten(tuple(args))
+    plus = flatten(_call(f, tree, _moved(leaves, directions, eps)))[0]
+    minus = flatten(_call(f, tree, _moved(leaves, directions, -eps)))[0]
+    return [(np.asarray(p) - np.asarray(m)) / (2 * eps) for p, m in zip(plus, minus)]
+
+
+def _along(f, tree, leaves, directions):
+    """``t -> f(args + t v)``: the function ``ad.derivative`` differentiates at 0."""
+    return lambda t: _call(f, tree, _moved(leaves, directions, t))
+
+
+def _next_level(level, tree, directions):
+    """``args -> d/dt level(args + t v)`` at ``t = 0``, computed by ``ad``."""
+
+    def derivative_along(*args):
+        return api.derivative(_along(level, tree, flatten(args)[0], directions), 0.0)
+
+    return derivative_along
+
+
+def check_grads(
+    f: Callable[..., Any],
+    args: Sequence[Any],
+    order: int = 2,
+    argnums: Sequence[int] | None = None,
+    eps: float = 1e-5,
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+    seed: int = 0,
+) -> None:
+    """Raise ``AssertionError`` unless ``f(*args)``'s derivatives up to ``order`` match central differences.
+
+    ``argnums`` picks the arguments to differentiate (default: each argument whose leaves are
+    all real or complex numbers or arrays of them). Level ``k`` is the derivative of level
+    ``k - 1`` along a fresh random direction, computed by ``ad.derivative``; it is compared
+    with the central difference of level ``k - 1`` as ``np.allclose(rtol, atol)`` does.
+    """
+    args = tuple(args)
+    if argnums is None:
+        argnums = [i for i, a in enumerate(args) if flatten(a)[0] and all(map(_differentiable, flatten(a)[0]))]
+    if not argnums:
+        raise ValueError("check_grads: no argument is a real or complex number or array of them")
+    leaves, tree = flatten(args)
+    owner = [i for i, a in enumerate(args) for _ in flatten(a)[0]]
+    rng = np.random.default_rng(seed)
+    level = f
+    for k in range(1, order + 1):
+        directions = [_random_like(leaf, rng) if i in argnums else None for leaf, i in zip(leaves, owner)]
+        expected = numerical_jvp(level, args, directions, eps)
+        got = flatten(api.derivative(_along(level, tree, leaves, directions), 0.0))[0]
+        if len(got) != len(expected):
+            raise AssertionError("check_grads: ad's derivative has %d leaves, f's result %d" % (len(got), len(expected)))
+        for j, (g, e) in enumerate(zip(got, expected)):
+            if np.shape(g) != np.shape(e) or not np.allclose(g, e, rtol=rtol, atol=atol, equal_nan=True):
+                raise AssertionError(
+                    "check_grads: derivative of order %d of %s, result leaf %d: ad gives\n%r\n"
+                    "central differences give\n%r" % (k, getattr(f, "__qualname__", f), j, g, e)
+                )
+        level = _next_level(level, tree, directions)
