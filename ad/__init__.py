@@ -15,10 +15,7 @@ from .rules import (  # noqa: F401  (register the rules)
 from .api import (
     D,
     derivative,
-    gradient,
-    hessian,
     hvp,
-    jacobian,
     jvp,
     value_and_derivative,
     value_and_gradient,
@@ -32,6 +29,7 @@ from .engine.dual import Dual
 from .engine.dual_array import DualArray
 from .engine.forward import NOT_DIFFERENTIABLE, ZERO, ForwardCtx, NoRuleError, defjvp, defzero, frule
 from .rules.linear import deflinear
+from .transforms import grad, gradient, hessian, hessian_of, jacfwd, jacobian, value_and_grad
 from .lazy import LazyHessian, LazyJacobian, lazy_hessian, lazy_jacobian
 
 
@@ -52,6 +50,6 @@ def __getattr__(name):
 __all__ = [
     "Backend", "D", "Dual", "DualArray", "FiniteDifferences", "ForwardCtx", "ForwardMode", "HigherOrder",
     "LazyHessian", "LazyJacobian", "NOT_DIFFERENTIABLE", "NoRuleError", "ZERO", "defjvp", "deflinear", "defzero",
-    "derivative", "frule", "gradient", "hessian", "hvp", "jacobian", "jvp", "lazy_hessian", "lazy_jacobian", "value_and_derivative",
-    "value_and_gradient", "value_and_hessian", "value_and_jacobian", "value_gradient_and_hessian", "vjp",
+    "derivative", "frule", "grad", "gradient", "hessian", "hessian_of", "hvp", "jacfwd", "jacobian", "jvp",
+    "lazy_hessian", "lazy_jacobian", "value_and_derivative", "value_and_grad", "value_and_gradient", "value_and_hessian", "value_and_jacobian", "value_gradient_and_hessian", "vjp",
 ]

@@ -51,6 +51,18 @@ def numerical_jvp(f: Callable[..., Any], args: Sequence[Any], directions: Sequen
     return [(np.asarray(p) - np.asarray(m)) / (2 * eps) for p, m in zip(plus, minus)]
 
 
+def _flat_result(f):
+    """``f`` with its result (any pytree of numbers and arrays) as one flat array."""
+
+    def flat(*args):
+        leaves = flatten(f(*args))[0]
+        if len(leaves) == 1:
+            return np.reshape(leaves[0], (-1,))
+        return np.concatenate([np.reshape(leaf, (-1,)) for leaf in leaves])
+
+    return flat
+
+
 def _along(f, tree, leaves, directions):
     """``t -> f(args + t v)``: the function ``ad.derivative`` differentiates at 0."""
     return lambda t: _call(f, tree, _moved(leaves, directions, t))
@@ -90,17 +102,15 @@ def check_grads(
     leaves, tree = flatten(args)
     owner = [i for i, a in enumerate(args) for _ in flatten(a)[0]]
     rng = np.random.default_rng(seed)
-    level = f
+    level = _flat_result(f)
     for k in range(1, order + 1):
         directions = [_random_like(leaf, rng) if i in argnums else None for leaf, i in zip(leaves, owner)]
         expected = numerical_jvp(level, args, directions, eps)
-        got = flatten(api.derivative(_along(level, tree, leaves, directions), 0.0))[0]
-        if len(got) != len(expected):
-            raise AssertionError("check_grads: ad's derivative has %d leaves, f's result %d" % (len(got), len(expected)))
-        for j, (g, e) in enumerate(zip(got, expected)):
-            if np.shape(g) != np.shape(e) or not np.allclose(g, e, rtol=rtol, atol=atol, equal_nan=True):
-                raise AssertionError(
-                    "check_grads: derivative of order %d of %s, result leaf %d: ad gives\n%r\n"
-                    "central differences give\n%r" % (k, getattr(f, "__qualname__", f), j, g, e)
-                )
+        (expected,) = expected
+        got = np.asarray(api.derivative(_along(level, tree, leaves, directions), 0.0))
+        if got.shape != expected.shape or not np.allclose(got, expected, rtol=rtol, atol=atol, equal_nan=True):
+            raise AssertionError(
+                "check_grads: derivative of order %d of %s (its result's leaves raveled and joined): "
+                "ad gives\n%r\ncentral differences give\n%r" % (k, getattr(f, "__qualname__", f), got, expected)
+            )
         level = _next_level(level, tree, directions)
