@@ -38,6 +38,8 @@ declare_engine_code(__file__)
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
+ndarray = np.ndarray
+
 
 class NoRuleError(TaggingError):
     """A value being differentiated reached a function with no derivative rule."""
@@ -156,7 +158,9 @@ def _jvp_primitive(fn, jvps, elementwise):
         args, kwargs = _positional(fn, ctx, args, kwargs)
         primals, tangents, found = _split(ctx, args)
         t = ctx._tag
-        ans = enclosing_call(t, fn, tuple(primals), kwargs)
+        act = t.activation
+        alone = act is None or act.parent is None  # no enclosing context: rule bodies are plain calls
+        ans = fn(*primals, **kwargs) if alone else enclosing_call(t, fn, tuple(primals), kwargs)
         if not found:
             return ans
         out = None
@@ -177,7 +181,7 @@ def _jvp_primitive(fn, jvps, elementwise):
                 n, g = _lined_up(g, primals[i], ans, elementwise)
                 lined.append(g)
             try:
-                term = enclosing_call(t, jvp, (g, ans, *primals), kwargs)
+                term = jvp(g, ans, *primals, **kwargs) if alone else enclosing_call(t, jvp, (g, ans, *primals), kwargs)
             except (ZeroDivisionError, ValueError, OverflowError):
                 term = _ieee_term(jvp, g, ans, primals, kwargs)
             out = term if out is None else _sum(t, out, term, tangents)
@@ -218,8 +222,8 @@ def _zero_where_untouched(t, out, lined):
     tangent is not finite, so finite tangents pay one pass over the array.
     """
     p = primal(out)
-    if not isinstance(p, np.ndarray) or p.dtype.kind not in "fc" or np.isfinite(p).all():
-        return out
+    if not isinstance(p, np.ndarray) or p.dtype.kind not in "fc" or np.isfinite(p.sum()):
+        return out  # a sum is finite only if every element is: one pass, no temporary array
     untouched = None
     for g in lined:
         zero = primal(g) == 0
@@ -231,6 +235,12 @@ def _zero_where_untouched(t, out, lined):
 
 
 def _lined_up(g, x, ans, elementwise):
+    if type(g) is ndarray:  # the common case, plain arrays and numbers: no tag layers to look through
+        tx = type(x)
+        if tx is ndarray or tx is float:
+            n = g.ndim - (x.ndim if tx is ndarray else 0)
+            if not n or not elementwise:
+                return n, g
     n = lead(g, x)
     return n, (align(g, x, ans) if elementwise else g)
 
@@ -286,8 +296,8 @@ def _sum(t, out, term, tangents):
     """``out + term``: in place when ``out`` is a temporary array of the rule's own."""
     if (
         type(out) is np.ndarray and type(term) is np.ndarray and out.base is None
-        and out.flags.writeable and out.shape == np.broadcast_shapes(out.shape, term.shape)
-        and out.dtype == np.result_type(out, term) and not any(out is g for g in tangents)
+        and out.flags.writeable and (out.shape == term.shape or out.shape == np.broadcast_shapes(out.shape, term.shape))
+        and (out.dtype == term.dtype or out.dtype == np.result_type(out, term)) and not any(out is g for g in tangents)
     ):
         return np.add(out, term, out=out)
     return enclosing_call(t, _plus, (out, term))

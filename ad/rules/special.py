@@ -65,7 +65,10 @@ def dpow_base(g, ans, x, y):
     """
     if isinstance(primal(x), np.ndarray) or isinstance(primal(y), np.ndarray):
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(np.asarray(primal(y)) == 0, 0.0, g * y * x ** (y - 1))
+            py = np.asarray(primal(y))
+            if py.ndim == 0 and py != 0:
+                return g * (y * x ** (y - 1))
+            return g * np.where(py == 0, 0.0, y * x ** (y - 1))
     if y == 0:
         return 0.0 * g
     try:
@@ -84,7 +87,7 @@ def dpow_exponent(g, ans, x, y):
     p = primal(x)
     if isinstance(p, np.ndarray) or isinstance(primal(y), np.ndarray):
         with np.errstate(divide="ignore", invalid="ignore"):
-            return g * np.log(np.where(np.asarray(p) == 0, 1.0, x)) * ans
+            return g * (np.log(np.where(np.asarray(p) == 0, 1.0, x)) * ans)
     if p == 0:
         return 0.0 * g
     if p < 0 and not isinstance(primal(ans), complex):

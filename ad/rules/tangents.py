@@ -80,6 +80,9 @@ def full(out, ans, n, fresh_from=()):
     (``fresh_from``) or read-only is copied, so writing into ``ans`` later writes into its
     tangent without touching another value's.
     """
+    if not n and type(out) is ndarray and type(ans) is ndarray:  # the common case, checked first
+        if out.shape == ans.shape and out.flags.writeable and not any(out is f for f in fresh_from):
+            return out
     pans = primal(ans)
     if not is_array(pans):
         return out

@@ -1,7 +1,9 @@
 """Derivative rules for NumPy's ufuncs: every differentiable one, elementwise.
 
 Each entry gives the tangent contribution of one argument (``g`` its tangent, ``ans``
-the result). Arguments broadcast as the ufunc broadcasts them (``defjvp`` lines up
+the result), written as ``g`` times a factor computed from the primals: the tangent may
+be much larger than the primal (a chunk of directions, a nested derivative's), so it is
+touched once. Arguments broadcast as the ufunc broadcasts them (``defjvp`` lines up
 chunked tangents). Piecewise-constant ufuncs (rounding, ``sign``, predicates,
 comparisons) have zero derivative and return untagged results. Integer-only ufuncs
 (bitwise operations, ``gcd``, shifts) have no rule: a value being differentiated
@@ -29,17 +31,17 @@ defjvp(np.absolute, lambda g, ans, x: dabs(g, x))
 defjvp(np.fabs, lambda g, ans, x: g * np.sign(x))
 defjvp(np.sqrt, lambda g, ans, x: g / (2 * ans))
 defjvp(np.cbrt, lambda g, ans, x: g / (3 * ans * ans))
-defjvp(np.square, lambda g, ans, x: 2 * g * x)
-defjvp(np.reciprocal, lambda g, ans, x: -g * ans * ans)
+defjvp(np.square, lambda g, ans, x: g * (2 * x))
+defjvp(np.reciprocal, lambda g, ans, x: g * -(ans * ans))
 defjvp(np.exp, lambda g, ans, x: g * ans)
-defjvp(np.exp2, lambda g, ans, x: g * ans * _LN2)
+defjvp(np.exp2, lambda g, ans, x: g * (ans * _LN2))
 defjvp(np.expm1, lambda g, ans, x: g * (ans + 1))
 defjvp(np.log, lambda g, ans, x: g / x)
 defjvp(np.log2, lambda g, ans, x: g / (x * _LN2))
 defjvp(np.log10, lambda g, ans, x: g / (x * _LN10))
 defjvp(np.log1p, lambda g, ans, x: g / (1 + x))
 defjvp(np.sin, lambda g, ans, x: g * np.cos(x))
-defjvp(np.cos, lambda g, ans, x: -g * np.sin(x))
+defjvp(np.cos, lambda g, ans, x: g * -np.sin(x))
 defjvp(np.tan, lambda g, ans, x: g * (1 + ans * ans))
 defjvp(np.arcsin, lambda g, ans, x: g / np.sqrt(1 - x * x))
 defjvp(np.arccos, lambda g, ans, x: -g / np.sqrt(1 - x * x))
@@ -59,20 +61,20 @@ defjvp(np.conjugate, lambda g, ans, x: np.conjugate(g))
 defjvp(np.add, lambda g, ans, x, y: g, lambda g, ans, x, y: g)
 defjvp(np.subtract, lambda g, ans, x, y: g, lambda g, ans, x, y: -g)
 defjvp(np.multiply, lambda g, ans, x, y: g * y, lambda g, ans, x, y: x * g)
-defjvp(np.true_divide, lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ans / y)
+defjvp(np.true_divide, lambda g, ans, x, y: g / y, lambda g, ans, x, y: g * (-ans / y))
 defjvp(np.power, dpow_base, dpow_exponent)
-defjvp(np.float_power, lambda g, ans, x, y: g * y * np.float_power(x, y - 1), dpow_exponent)
-defjvp(np.arctan2, lambda g, ans, y, x: g * x / (x * x + y * y), lambda g, ans, y, x: -g * y / (x * x + y * y))
-defjvp(np.hypot, lambda g, ans, x, y: g * x / ans, lambda g, ans, x, y: g * y / ans)
+defjvp(np.float_power, lambda g, ans, x, y: g * (y * np.float_power(x, y - 1)), dpow_exponent)
+defjvp(np.arctan2, lambda g, ans, y, x: g * (x / (x * x + y * y)), lambda g, ans, y, x: g * (-y / (x * x + y * y)))
+defjvp(np.hypot, lambda g, ans, x, y: g * (x / ans), lambda g, ans, x, y: g * (y / ans))
 defjvp(np.logaddexp, lambda g, ans, x, y: g * np.exp(x - ans), lambda g, ans, x, y: g * np.exp(y - ans))
 defjvp(np.logaddexp2, lambda g, ans, x, y: g * np.exp2(x - ans), lambda g, ans, x, y: g * np.exp2(y - ans))
 defjvp(np.maximum, lambda g, ans, x, y: g * (x >= y), lambda g, ans, x, y: g * (x < y))
 defjvp(np.minimum, lambda g, ans, x, y: g * (x <= y), lambda g, ans, x, y: g * (x > y))
 defjvp(np.fmax, lambda g, ans, x, y: g * ((x >= y) | np.isnan(y)), lambda g, ans, x, y: g * ((x < y) | np.isnan(x)))
 defjvp(np.fmin, lambda g, ans, x, y: g * ((x <= y) | np.isnan(y)), lambda g, ans, x, y: g * ((x > y) | np.isnan(x)))
-defjvp(np.remainder, lambda g, ans, x, y: g, lambda g, ans, x, y: -g * np.floor_divide(x, y))
-defjvp(np.fmod, lambda g, ans, x, y: g, lambda g, ans, x, y: -g * np.trunc(x / y))
-defjvp(np.copysign, lambda g, ans, x, y: g * np.sign(x) * np.sign(ans), ZERO)
+defjvp(np.remainder, lambda g, ans, x, y: g, lambda g, ans, x, y: g * -np.floor_divide(x, y))
+defjvp(np.fmod, lambda g, ans, x, y: g, lambda g, ans, x, y: g * -np.trunc(x / y))
+defjvp(np.copysign, lambda g, ans, x, y: g * (np.sign(x) * np.sign(ans)), ZERO)
 defjvp(np.ldexp, lambda g, ans, x, y: g * np.exp2(y), NOT_DIFFERENTIABLE)
 defjvp(np.nextafter, lambda g, ans, x, y: g, ZERO)
 
