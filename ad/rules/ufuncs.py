@@ -68,10 +68,20 @@ defjvp(np.arctan2, lambda g, ans, y, x: g * (x / (x * x + y * y)), lambda g, ans
 defjvp(np.hypot, lambda g, ans, x, y: g * (x / ans), lambda g, ans, x, y: g * (y / ans))
 defjvp(np.logaddexp, lambda g, ans, x, y: g * np.exp(x - ans), lambda g, ans, x, y: g * np.exp(y - ans))
 defjvp(np.logaddexp2, lambda g, ans, x, y: g * np.exp2(x - ans), lambda g, ans, x, y: g * np.exp2(y - ans))
-defjvp(np.maximum, lambda g, ans, x, y: g * (x >= y), lambda g, ans, x, y: g * (x < y))
-defjvp(np.minimum, lambda g, ans, x, y: g * (x <= y), lambda g, ans, x, y: g * (x > y))
-defjvp(np.fmax, lambda g, ans, x, y: g * ((x >= y) | np.isnan(y)), lambda g, ans, x, y: g * ((x < y) | np.isnan(x)))
-defjvp(np.fmin, lambda g, ans, x, y: g * ((x <= y) | np.isnan(y)), lambda g, ans, x, y: g * ((x > y) | np.isnan(x)))
+
+
+def _kept(g, chosen):
+    """``g`` where ``chosen``, 0 elsewhere (not ``g * chosen``: the argument not chosen may have a
+    nan or infinite tangent, which must not reach the result)."""
+    return np.where(chosen, g, 0.0)
+
+
+defjvp(np.maximum, lambda g, ans, x, y: _kept(g, x >= y), lambda g, ans, x, y: _kept(g, x < y))
+defjvp(np.minimum, lambda g, ans, x, y: _kept(g, x <= y), lambda g, ans, x, y: _kept(g, x > y))
+defjvp(np.fmax, lambda g, ans, x, y: _kept(g, (x >= y) | np.isnan(y)),
+       lambda g, ans, x, y: _kept(g, (x < y) | np.isnan(x)))
+defjvp(np.fmin, lambda g, ans, x, y: _kept(g, (x <= y) | np.isnan(y)),
+       lambda g, ans, x, y: _kept(g, (x > y) | np.isnan(x)))
 defjvp(np.remainder, lambda g, ans, x, y: g, lambda g, ans, x, y: g * -np.floor_divide(x, y))
 defjvp(np.fmod, lambda g, ans, x, y: g, lambda g, ans, x, y: g * -np.trunc(x / y))
 defjvp(np.copysign, lambda g, ans, x, y: g * (np.sign(x) * np.sign(ans)), ZERO)
