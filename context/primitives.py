@@ -1,7 +1,7 @@
 """Primitive tables: per context class, keyed by callee, optionally limited by argument types."""
 
 import weakref
-from types import MethodType
+from types import BuiltinMethodType, MethodType, ModuleType
 
 _version = [0]
 
@@ -64,13 +64,21 @@ def find(table, f, args):
     """``(impl, args)`` of the primitive for calling ``f(*args)``, or ``(None, args)``.
 
     A bound method also matches a primitive registered on its function, with ``self``
-    as the first argument.
+    as the first argument; so does a native's bound method (``np.add.at``), registered on
+    its class's method descriptor (``np.ufunc.at``). Only a miss looks there: this is the
+    path of calls that already carry a tagged value.
     """
     entries = table.get(id(f))
     if entries is None and type(f) is MethodType:
         entries = table.get(id(f.__func__))
         if entries is not None:
             args = (f.__self__,) + args
+    elif entries is None and type(f) is BuiltinMethodType:  # np.add.at: a primitive for np.ufunc.at
+        owner = f.__self__
+        if owner is not None and type(owner) is not ModuleType:
+            entries = table.get(id(getattr(type(owner), f.__name__, None)))
+            if entries is not None:
+                args = (owner,) + args
     if entries is not None:
         for argtypes, impl in entries:
             if _matches(argtypes, args):

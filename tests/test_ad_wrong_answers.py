@@ -1,6 +1,7 @@
 """Wrong answers once given by ``ad``, each checked against central differences or a closed form."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -178,3 +179,15 @@ def test_native_code_asking_for_an_arrays_numbers_is_named():
     seen = []
     ad.jvp(lambda x: seen.append(x.base) or x, np.ones(2), np.ones(2))
     assert seen == [None]  # a DualArray owns its data, as SciPy's copy checks expect
+
+
+def test_a_complex_value_written_into_a_real_buffer_keeps_the_real_part_of_its_tangent():
+    def f(x):
+        buf = np.zeros(2)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+            buf[:] = x * (1 + 2j)  # NumPy keeps the real part
+        return buf
+
+    value, tangent = ad.jvp(f, np.array([1.0, 2.0]), np.array([1.0, 0.0]))
+    assert tangent.dtype == np.float64 and list(tangent) == [1.0, 0.0]

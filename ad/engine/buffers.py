@@ -141,9 +141,11 @@ def write(a, key, value, below=None):
     _zero(a, key, [u for u in tags if u.serial > t.serial])
     write(a, key, value.value, below=t)  # the layers below this tag's
     chunk = chunk_shape(value.meta, value.value)
-    s = _ensure(a, t, chunk, np.result_type(primal(value.meta)))
-    n = len(chunk)
     meta = value.meta
+    if a.dtype.kind == "f" and np.iscomplexobj(primal(meta)):
+        meta = np.real(meta)  # NumPy keeps the real part of a complex value written into a real array
+    s = _ensure(a, t, chunk, np.result_type(primal(meta)))
+    n = len(chunk)
     if n:
         meta = fit(meta, np.ndim(a[key]) + n, n)
     write(s, lead_axes(n) + key_tuple(key), meta)
