@@ -4,6 +4,7 @@ float array of any shape, seen by backends as one array of ``shape``.
 Not engine code: an enclosing derivative differentiates through it.
 """
 
+import math
 import numbers
 
 import numpy as np
@@ -46,7 +47,7 @@ class Input:
                     % (who, name, type(x).__name__)
                 ) from None
             self.kind, self.shape = "scalar", ()
-        self.size = int(np.prod(self.shape))
+        self.size = math.prod(self.shape)
 
     def directions(self, v, name="v"):
         """``v`` (shaped like the input) as one direction: an array of the input's shape."""

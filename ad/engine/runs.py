@@ -9,6 +9,7 @@ import numpy as np
 from context import overdub
 from context.resolve import declare_engine_code
 from context.tagging import Tagged, enabletagging, tag
+from context.tagging.tags import Tag
 
 from . import buffers
 from .forward import ForwardCtx
@@ -17,8 +18,13 @@ declare_engine_code(__file__)
 
 
 def start(f):
-    """A ``ForwardCtx`` with a fresh tag, for one run of ``f``."""
-    return enabletagging(ForwardCtx(), f)
+    """A ``ForwardCtx`` with a fresh tag, for one run of ``f`` (``enabletagging`` of a new one,
+    without the copy: nothing else holds it)."""
+    if not callable(f):
+        return enabletagging(ForwardCtx(), f)  # its error names what is wrong
+    ctx = ForwardCtx()
+    ctx._tag = Tag(ctx)
+    return ctx
 
 
 def seed(ctx, x, tangent):
