@@ -1,12 +1,13 @@
-"""Counting calls: `CountCtx` through the engine and with `sys.monitoring`, against `cProfile` and a bare `sys.monitoring` counter.
+"""Counting calls: `CountCtx` through the engine, with cProfile's C profiler and with `sys.monitoring`, against `cProfile` and a bare `sys.monitoring` counter.
 
 Workloads: `tomllib.loads` of the tomllib benchmark's 30 KB document, and
 `json.dumps(indent=2)` of 2,000 small records (pure Python on 3.11 and 3.12; on
 3.13 CPython's C encoder handles indent too, so there are almost no calls to
 count). Each counter is started and stopped around one call of the workload;
-`cProfile` is `Profile().enable()`/`disable()`; the bare counter is a
+`cProfile` is `Profile().enable()`/`disable()`; `CountCtx(via="profile")` runs
+cProfile's C profiler and turns its table into counts; the bare counter is a
 `sys.monitoring` CALL callback that increments a dict entry per callable (3.12+).
-Goal (issue 13): `CountCtx` at most 1.5x `cProfile`'s cost.
+Goal: `CountCtx` at most 1.5x `cProfile`'s cost.
 """
 
 import cProfile
@@ -64,6 +65,7 @@ def run(quick):
             "native": work,
             "cProfile": profiled,
             "engine": lambda: context.overdub(context.CountCtx(), work),
+            "profile": lambda: context.overdub(context.CountCtx(via="profile"), work),
         }
         if monitoring.available():
             cases["monitoring"] = lambda: context.overdub(context.CountCtx(via="monitoring"), work)
@@ -74,6 +76,8 @@ def run(quick):
             ratio_row("cProfile", t["cProfile"], "native", t["native"]),
             ratio_row("CountCtx()", t["engine"], "native", t["native"]),
             ratio_row("CountCtx()", t["engine"], "cProfile", t["cProfile"], limit=1.5),
+            ratio_row("CountCtx(via='profile')", t["profile"], "native", t["native"]),
+            ratio_row("CountCtx(via='profile')", t["profile"], "cProfile", t["cProfile"], limit=1.5),
         ]
         if monitoring.available():
             rows += [

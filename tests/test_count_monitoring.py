@@ -131,5 +131,5 @@ def test_monitoring_applies_only_where_it_can():
         with pytest.raises(TypeError, match="runs natively"):
             with ctx:
                 work()
-    with pytest.raises(ValueError, match="via must be 'engine' or 'monitoring'"):
+    with pytest.raises(ValueError, match="via must be 'engine', 'monitoring' or 'profile'"):
         CountCtx(via="fast")

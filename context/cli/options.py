@@ -145,9 +145,10 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
                    help="count only calls whose arguments are all instances of these builtin types, e.g. str,int")
     c.add_argument("--top", type=whole, default=30, metavar="N", help="show the N most called functions (default 30)")
     c.add_argument("--operators", action="store_true", help="count operators such as a * b as calls of operator.mul")
-    c.add_argument("--via", choices=("engine", "monitoring"), default="engine",
+    c.add_argument("--via", choices=("engine", "monitoring", "profile"), default="engine",
                    help="engine (default): the calls a context sees; monitoring: sys.monitoring events (3.12+), "
-                   "several times cheaper, and special methods called implicitly count too (see CountCtx)")
+                   "several times cheaper, and special methods called implicitly count too; profile: cProfile's "
+                   "C profiler, at its cost on every version, calls of classes not seen (see CountCtx)")
     _target_arguments(c, "counted")
 
     t = commands.add_parser("trace", usage=usage, epilog=EPILOG, help="record the call tree to a Chrome trace file "

@@ -16,12 +16,13 @@ from typing import Any
 from ..base import Context
 from ..clock import clock_ns
 from ..state import STATE as _STATE, switch_to
-from . import monitoring
+from . import lsprof, monitoring
 from .chrome import atomic_write
 from .display import callee_key, callee_name
 from .options import OperatorsOption
 
 _run = Context.overdub
+VIAS = ("engine", "monitoring", "profile")
 
 
 def _check_types(types, who="CountCtx"):
@@ -50,26 +51,33 @@ class CountCtx(OperatorsOption, Context):
     in other contexts or not. ``"monitoring"``: CPython's ``sys.monitoring`` events (3.12+),
     several times cheaper, for a run that is not nested in another context; it also counts
     the special methods the interpreter calls implicitly (``__eq__`` for ``==``, property
-    getters), as ``cProfile`` does, and ``with ctx:`` then works in any code. Where it
-    cannot apply (3.11, ``types`` or ``operators``, a nested run, every monitoring tool id
-    taken) the engine counts instead. See ``monitoring.py``.
+    getters), as ``cProfile`` does, and ``with ctx:`` then works in any code. ``"profile"``:
+    cProfile's own C profiler (``_lsprof``), on every version, at cProfile's cost; it sees
+    what cProfile sees (the same special methods; a class's ``__init__`` rather than the
+    class; from 3.12 every thread's calls while it runs). Where a mechanism cannot apply
+    (3.11 for monitoring, ``types`` or ``operators``, a nested run, every monitoring tool id
+    taken, another profiler active) the engine counts instead. See ``monitoring.py`` and
+    ``lsprof.py``.
 
     ``ProfileCtx`` (below) also times the calls and writes ``pstats`` files.
     """
 
     def __new__(cls, *args: Any, via: str = "engine", **kwargs: Any) -> CountCtx:
-        if via not in ("engine", "monitoring"):
-            raise ValueError("CountCtx: via must be 'engine' or 'monitoring', got %r" % (via,))
-        if via == "monitoring" and cls is CountCtx and monitoring.available() \
-                and (args[0] if args else kwargs.get("types")) is None and not kwargs.get("operators"):
-            cls = MonitoredCountCtx
+        if via not in VIAS:
+            raise ValueError("CountCtx: via must be 'engine', 'monitoring' or 'profile', got %r" % (via,))
+        if via != "engine" and cls is CountCtx and (args[0] if args else kwargs.get("types")) is None \
+                and not kwargs.get("operators"):
+            if via == "profile":
+                cls = ProfiledCountCtx
+            elif monitoring.available():
+                cls = MonitoredCountCtx
         return super().__new__(cls, *args, **kwargs)
 
     def __init__(self, types: type | tuple[type, ...] | None = None, *, operators: bool = False,
                  via: str = "engine") -> None:
         super().__init__(metadata=None)
         self.types = _check_types(types)
-        self.via = "monitoring" if isinstance(self, MonitoredCountCtx) else "engine"
+        self.via = getattr(type(self), "mechanism", "engine")
         self.total = 0
         self._by_key = Counter()
         self._names = {}
@@ -120,20 +128,29 @@ class CountCtx(OperatorsOption, Context):
         self._names.clear()
 
 
-class MonitoredCountCtx(CountCtx):
-    """``CountCtx(via="monitoring")`` where ``sys.monitoring`` can count (see ``CountCtx``)."""
+def _observed_call(f, args, kwargs):
+    """``f(*args, **kwargs)`` from a frame of the engine's that starts while the calls are observed,
+    so that a profiler sees the top call as the engine's (and leaves it out)."""
+    return f(*args, **kwargs)
+
+
+class _ObservedCountCtx(CountCtx):
+    """A ``CountCtx`` whose outermost runs and blocks run natively while a mechanism of CPython's
+    observes them (``_start``/``_stop``, given by the subclass); nested runs count the engine's way."""
+
+    mechanism = "engine"
 
     def overdub(self, f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         act = _STATE.act
         if act is None or act.ctx is not self or act.parent is not None:
             return _run(self, f, *args, **kwargs)  # a call inside a nested run: the engine's way
-        counting = self._start()
+        counting = self._start(top=f)
         if counting is None:
             return act.default_run(f, args, kwargs)
         try:
             previous = switch_to(None)  # f runs natively: code rewritten earlier must not see this run
             try:
-                return f(*args, **kwargs)
+                return _observed_call(f, args, kwargs)
             finally:
                 switch_to(previous)
         finally:
@@ -142,14 +159,14 @@ class MonitoredCountCtx(CountCtx):
     def prehook(self, f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> None:
         CountCtx.prehook(self, f, *args, **kwargs)  # nested runs count the engine's way
 
-    def __enter__(self) -> MonitoredCountCtx:
+    def __enter__(self) -> _ObservedCountCtx:
         if _STATE.act is not None:
             super().__enter__()  # inside a run: the block form of any context
             self._blocks().append(None)
             return self
-        counting = self._start(top=False)
+        counting = self._start(top=None)
         if counting is None:
-            super().__enter__()  # raises: the block runs natively and no tool id is free
+            super().__enter__()  # raises: the block runs natively and the mechanism is taken
         self._blocks().append(counting)
         return self
 
@@ -162,8 +179,8 @@ class MonitoredCountCtx(CountCtx):
 
     @property
     def total(self) -> int:
-        """Calls counted, including those of runs still going (for progress lines)."""
-        return self._total + sum(sum(c.by_key.values()) for c in self.__dict__.get("_live", ()))
+        """Calls counted, including those of runs still going where the mechanism tells (for progress lines)."""
+        return self._total + sum(self._live_total(c) for c in self.__dict__.get("_live", ()))
 
     @total.setter
     def total(self, value: int) -> None:
@@ -175,21 +192,66 @@ class MonitoredCountCtx(CountCtx):
             blocks = self._open_blocks = []
         return blocks
 
-    def _start(self, top=True):
-        counting = monitoring.start_counting({}, {}, skip_top=top)
-        if counting is not None:
-            self.__dict__.setdefault("_live", []).append(counting)
+    def _start(self, top):
+        """Start observing (``top``: the run's top function, None for a block); None if it cannot.
+
+        Observing begins last: the natives called here must not be seen (a profiler cannot
+        tell who called them in a frame that began before it did)."""
+        counting = self._begin(top)
+        if counting is None:
+            return None
+        live = self.__dict__.setdefault("_live", [])
+        live.append(counting)
+        if not self._observe(counting):
+            live.remove(counting)
+            return None
         return counting
 
+    def _observe(self, counting):
+        return True
+
     def _stop(self, counting):
-        monitoring.stop_counting(counting)
         self._live.remove(counting)
+        self._total += self._end(counting)
+
+
+class MonitoredCountCtx(_ObservedCountCtx):
+    """``CountCtx(via="monitoring")`` where ``sys.monitoring`` can count (see ``CountCtx``)."""
+
+    mechanism = "monitoring"
+
+    def _begin(self, top):
+        return monitoring.start_counting({}, {}, skip_top=top is not None)
+
+    def _end(self, counting):
+        monitoring.stop_counting(counting)
         by_key = self._by_key
         for key, n in counting.by_key.items():
             by_key[key] += n
-            self._total += n
         for key, name in counting.names.items():
             self._names.setdefault(key, name)
+        return sum(counting.by_key.values())
+
+    def _live_total(self, counting):
+        return sum(counting.by_key.values())
+
+
+class ProfiledCountCtx(_ObservedCountCtx):
+    """``CountCtx(via="profile")``: cProfile's C profiler counts (see ``CountCtx`` and ``lsprof.py``)."""
+
+    mechanism = "profile"
+
+    def _begin(self, top):
+        return lsprof.profiler()
+
+    def _observe(self, profiler):
+        return lsprof.enable(profiler)  # the top call and the bookkeeping are the engine's: not counted
+
+    def _end(self, profiler):
+        return lsprof.stop(profiler, self._by_key, self._names)
+
+    def _live_total(self, counting):
+        return 0  # the profiler's counts are read when it stops
 
 
 # -- ProfileCtx: counts and wall times per function, pstats output ---------------------------

@@ -27,9 +27,11 @@ from ..resolve import is_engine_code
 from .display import callee_key, callee_name, code_key
 
 MONITORING = getattr(sys, "monitoring", None)
-# the ids this module may take, the profiler's first (sys.monitoring reserves 0-2 for
-# debuggers, coverage and profilers, 5 for optimizers; 3 and 4 are free for anyone)
-TOOL_IDS = (2, 3, 4)
+# the ids this module may take (sys.monitoring reserves 0-2 for debuggers, coverage and
+# profilers, 5 for optimizers; 3 and 4 are free for anyone). Not the profiler's, 2: the
+# locations this counter disables (the engine's code) would stay disabled for cProfile,
+# which then could not see who called what (and CountCtx(via="profile") is cProfile's profiler).
+TOOL_IDS = (3, 4)
 
 
 def available():

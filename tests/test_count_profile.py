@@ -1,0 +1,129 @@
+"""CountCtx(via="profile"): counting with cProfile's C profiler (_lsprof), on every version, and its fallbacks."""
+
+import cProfile
+import json
+import statistics
+import sys
+import tomllib
+
+import pytest
+
+import context
+from context.ready import lsprof
+from context.ready.counting import CountCtx, ProfiledCountCtx
+
+TOML = "\n".join('[t%d]\na = %d\nb = "s%d"\nc = [1, 2, 3]\nd = {x = 1, y = "z"}\n' % (i, i, i) for i in range(20))
+
+
+class Foo:
+    def __init__(self, x):
+        self.x = x
+
+    def __eq__(self, other):
+        return True
+
+
+def g(x):
+    return x
+
+
+def work():
+    f = Foo(1)
+    same = f == f
+    sorted([3, 1], key=g)
+    list(map(g, [1]))
+    return [g(i) for i in range(2)], same, "a-b".replace("-", "+")
+
+
+def counts(via, fn, *args):
+    ctx = CountCtx(via=via)
+    out = context.overdub(ctx, fn, *args)
+    return ctx, out
+
+
+# what the profiler cannot see (calls of classes, of builtin types and of callable native objects)
+# or sees differently (a class's __init__, a special method called implicitly, names it gives)
+def _documented(name, engine, profiled):
+    if profiled is None:
+        return name in ("int", "set", "range", "map", "list", "_json.Encoder", "<Encoder object>", "tuple.__new__",
+                        "namedtuple_Output.Output.__new__") or name.split(".")[-1][:1].isupper()
+    if engine is None:
+        return name.endswith(("__init__", "__eq__", "<lambda>")) or " (of a " in name
+    return False
+
+
+@pytest.mark.parametrize("fn, args", [(tomllib.loads, (TOML,)), (json.dumps, ([{"a": [1, 2.5, None]}],)),
+                                      (statistics.median, ([3, 1, 2],)), (work, ())])
+def test_profile_counts_what_the_engine_counts_but_classes(fn, args):
+    engine, out_e = counts("engine", fn, *args)
+    profiled, out_p = counts("profile", fn, *args)
+    assert type(profiled) is ProfiledCountCtx and profiled.via == "profile"
+    assert out_e == out_p
+    for name in set(engine.counts) | set(profiled.counts):
+        e, p = engine.counts.get(name), profiled.counts.get(name)
+        assert e == p or _documented(name, e, p), (name, e, p)
+    assert profiled.counts.get(fn.__module__ + "." + fn.__qualname__) is None  # the top call is not counted
+
+
+def test_the_bookkeeping_is_not_counted_and_a_block_counts_its_calls():
+    ctx = CountCtx(via="profile")
+    with ctx:
+        work()
+    expected = {__name__ + ".g": 5, __name__ + ".Foo.__init__": 1, __name__ + ".work": 1,
+                __name__ + ".Foo.__eq__": 1, "list.append": 1, "str.replace": 1, "sorted": 1}
+    if sys.version_info < (3, 12):  # comprehensions are functions of their own before 3.12
+        expected[__name__ + ".work.<locals>.<listcomp>"] = 1
+    assert ctx.counts == expected
+    context.overdub(ctx, g, 1)  # runs and blocks add up; the top call is not one of its calls
+    assert ctx.counts[__name__ + ".g"] == 5 and ctx.total == sum(expected.values())
+    with ctx:
+        g(1)
+    assert ctx.counts[__name__ + ".g"] == 6
+
+
+def test_an_active_profiler_is_left_alone_and_the_engine_counts():
+    engine, _ = counts("engine", work)
+    profile = cProfile.Profile()
+    profile.enable()
+    try:
+        ctx, _ = counts("profile", work)
+    finally:
+        profile.disable()
+    assert ctx.counts == engine.counts  # the user's cProfile kept running; the engine counted
+    assert any(getattr(e.code, "co_name", None) == "work" for e in profile.getstats())
+    assert sys.getprofile() is None
+
+
+def test_nested_runs_count_the_engines_way():
+    inner = CountCtx(via="profile")
+    engine, _ = counts("engine", work)
+    context.overdub(context.Context(), lambda: context.overdub(inner, work))
+    assert inner.counts == engine.counts
+
+
+def test_profile_applies_only_where_it_can():
+    assert type(CountCtx(int, via="profile")) is CountCtx
+    assert type(CountCtx(via="profile", operators=True)) is not ProfiledCountCtx
+    with pytest.raises(ValueError, match="via must be 'engine', 'monitoring' or 'profile'"):
+        CountCtx(via="fast")
+
+
+@pytest.mark.parametrize("label, name", [
+    ("<built-in method builtins.len>", "len"),
+    ("<built-in method math.sin>", "math.sin"),
+    ("<built-in method _operator.add>", "operator.add"),
+    ("<method 'append' of 'list' objects>", "list.append"),
+    ("<method 'match' of 're.Pattern' objects>", "re.Pattern.match"),
+    ("<built-in method fromkeys>", "fromkeys"),
+    ("<built-in method __new__ of type object at 0x7f3da67615a0>", "__new__ (of a type object)"),
+])
+def test_native_names(label, name):
+    assert lsprof.native_name(label) == name
+
+
+def test_a_monitoring_count_before_does_not_blind_the_profiler():
+    """The monitoring counter disables its events in the engine's code for its own tool ids only:
+    the profiler still sees who called what, so the top call stays out of the counts."""
+    context.overdub(CountCtx(via="monitoring"), work)
+    profiled, _ = counts("profile", work)
+    assert __name__ + ".work" not in profiled.counts and profiled.counts[__name__ + ".g"] == 5
