@@ -149,6 +149,8 @@ def _container_repr(value, kind, limit, level):
     n = len(value)
     items = []
     shown = 0
+    length = 0
+    containers = _CONTAINERS
     for item in (value.items() if kind is dict else value):
         if shown == _CONTAINER_ITEMS:
             items.append("...")
@@ -156,10 +158,14 @@ def _container_repr(value, kind, limit, level):
         shown += 1
         if kind is dict:
             k, v = item
-            items.append("%s: %s" % (_item_repr(k, limit, level), _item_repr(v, limit, level)))
+            text = "%s: %s" % (_item_repr(k, limit, level), _item_repr(v, limit, level))
+        elif type(item) in containers:
+            text = _container_repr(item, type(item), limit, level - 1)
         else:
-            items.append(_item_repr(item, limit, level))
-        if sum(map(len, items)) > limit:  # already longer than what is shown
+            text = short_repr(item, limit)
+        items.append(text)
+        length += len(text)
+        if length > limit:  # already longer than what is shown
             items.append("...")
             break
     body = ", ".join(items)
