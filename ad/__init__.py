@@ -9,7 +9,7 @@ never confused. Rules are one-line table entries (``ad.rules``); add your own wi
 from . import testing  # noqa: F401  (ad.testing.check_grads)
 from .engine.optional import when_imported
 from .rules import (  # noqa: F401  (register the rules)
-    arrays, builtins, convolution, decompositions, fft, indexing, layout, linalg, math_module, metadata, numeric,
+    arrays, builtins, conditioning, convolution, decompositions, fft, indexing, layout, linalg, math_module, metadata, numeric,
     operators, products, reductions, shapes, ufuncs,
 )
 from .api import (
@@ -24,14 +24,19 @@ from .api import (
     value_gradient_and_hessian,
     vjp,
 )
-from .backends import Backend, FiniteDifferences, ForwardMode, HigherOrder
+from .backends import Backend, FiniteDifferences, ForwardMode, HigherOrder, ReverseMode
 from .engine.dual import Dual
 from .engine.dual_array import DualArray
 from .engine.forward import NOT_DIFFERENTIABLE, ZERO, ForwardCtx, NoRuleError, defjvp, defzero, frule
+from .engine.reverse import ReverseCtx, defvjp, install as _install_reverse
 from .rules.linear import deflinear
 from .transforms import grad, gradient, hessian, hessian_of, jacfwd, jacobian, value_and_grad
 from .lazy import LazyHessian, LazyJacobian, lazy_hessian, lazy_jacobian
 
+
+from .rules import vjps  # noqa: E402,F401  (reverse mode's own rules)
+
+_install_reverse()  # reverse-mode rules derived from the elementwise forward rules, now and later
 
 when_imported("scipy.special", "ad.rules.scipy_special")
 when_imported("scipy.linalg", "ad.rules.scipy_linalg")
@@ -49,6 +54,7 @@ def __getattr__(name):
 
 __all__ = [
     "Backend", "D", "Dual", "DualArray", "FiniteDifferences", "ForwardCtx", "ForwardMode", "HigherOrder",
+    "ReverseCtx", "ReverseMode", "defvjp",
     "LazyHessian", "LazyJacobian", "NOT_DIFFERENTIABLE", "NoRuleError", "ZERO", "defjvp", "deflinear", "defzero",
     "derivative", "frule", "grad", "gradient", "hessian", "hessian_of", "hvp", "jacfwd", "jacobian", "jvp",
     "lazy_hessian", "lazy_jacobian", "value_and_derivative", "value_and_grad", "value_and_gradient", "value_and_hessian", "value_and_jacobian", "value_gradient_and_hessian", "vjp",

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from . import closures, outputs
-from .backends import Backend, ForwardMode, check_backend
+from .backends import Backend, ForwardMode, ReverseMode, check_backend
 from .inputs import Input
 from .engine import runs
 from .outputs import Output
@@ -82,7 +82,10 @@ def jvp(f: Callable[..., Any], x: Any, v: Any, backend: Backend | None = None) -
 
 def _jacobian(f, inp, backend, who):
     """``(output, J)``: J has shape ``output.shape + inp.shape``."""
-    output, tangents = _first(backend, who).run(f, inp, inp.basis(), who)
+    b = _first(backend, who)
+    if isinstance(b, ReverseMode):  # rows by backward passes, not columns by runs
+        return b.jacobian(f, inp, who)
+    output, tangents = b.run(f, inp, inp.basis(), who)
     J = np.moveaxis(tangents, 0, -1) if tangents.ndim > 1 else tangents
     return output, J.reshape(tuple(output.shape) + tuple(inp.shape))
 

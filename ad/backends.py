@@ -6,6 +6,8 @@ array ``x`` and a function ``f`` from arrays to arrays. A new backend subclasses
 
 * ``ForwardMode(chunk=None)``: forward-mode AD on pycassette's contexts, ``chunk``
   directions per run (``chunk=1``: one plain tangent per run);
+* ``ReverseMode()``: reverse-mode AD on a tape context, one run and one backward pass per
+  element of the result (a gradient costs one of each);
 * ``FiniteDifferences(step=None, method="central")``: finite differences, for checks
   and for functions with no derivative rules;
 * ``HigherOrder(outer, inner)``: ``inner`` for first derivatives, ``outer`` over
@@ -22,8 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from . import outputs
+from . import outputs, tape
 from .engine import runs
+from .engine.reverse import plain_result
 from .inputs import Input, UnitBasis
 from .outputs import Output
 
@@ -122,6 +125,60 @@ class ForwardMode(Backend):
         output, tangents = self.run(f, inp, np.asarray(directions).reshape((len(directions),) + inp.shape),
                                     "pushforward")
         return output.value, list(tangents)
+
+
+class ReverseMode(Backend):
+    """Reverse-mode AD: ``f`` runs once and records a tape; each element of the result costs one
+    backward pass. A gradient costs one run and one backward pass whatever the number of inputs;
+    a Jacobian ``m`` backward passes for ``m`` outputs. Second derivatives are forward over
+    reverse (the forward-mode Jacobian of the reverse-mode gradient).
+    """
+
+    def __repr__(self):
+        return "ReverseMode()"
+
+    def second_order(self) -> tuple[Backend, Backend]:
+        return ForwardMode(), self
+
+    def jacobian(self, f: Callable[[Any], Any], inp: Input, who: str) -> tuple[Any, Any]:
+        """``(output, J)``, ``J`` of shape ``output.shape + inp.shape``, one backward pass per output element."""
+        out, leaves, ctx = tape.record(f, inp)
+        if runs.is_function(out):
+            raise TypeError("%s: the function returned a function; only derivative supports that" % who)
+        parts = []
+        value = plain_result(out, ctx, parts)
+        form = outputs.form_of(value, who)
+        rows = []
+        for v, node in parts:
+            seeds = [1.0] if not np.ndim(v) else list(_unit_seeds(np.shape(v)))
+            for seed in seeds:
+                got = tape.backward(node, seed, leaves) if node is not None else [None] * len(leaves)
+                rows.append(_row(got, inp))
+        shape = tuple(np.shape(np.asarray(value, dtype=float) if isinstance(value, (list, tuple)) else value))
+        J = np.stack(rows) if rows else np.zeros((0, inp.size))
+        J = np.reshape(J, shape + tuple(inp.shape))
+        return outputs.Plain(form, value, shape), J
+
+    def run(self, f: Callable[[Any], Any], inp: Input, directions: Any, who: str) -> tuple[Any, Any]:
+        output, J = self.jacobian(f, inp, who)
+        d = np.reshape(np.asarray(directions), (-1, inp.size))
+        tangents = np.tensordot(d, np.reshape(J, (-1, inp.size)), axes=([1], [1]))
+        return output, np.reshape(tangents, (len(d),) + tuple(output.shape))
+
+
+def _unit_seeds(shape):
+    for index in np.ndindex(*shape):
+        seed = np.zeros(shape)
+        seed[index] = 1.0
+        yield seed
+
+
+def _row(cotangents, inp):
+    """One row of the Jacobian, raveled: the cotangents of the input's leaves (zero where none came)."""
+    if inp.kind in ("array", "scalar"):
+        g = cotangents[0]
+        return np.zeros(inp.size) if g is None else np.reshape(g, (inp.size,))
+    return np.array([0.0 if g is None else g for g in cotangents]) if cotangents else np.zeros(0)
 
 
 class FiniteDifferences(Backend):

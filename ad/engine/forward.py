@@ -85,6 +85,11 @@ NOT_DIFFERENTIABLE = _NotDifferentiable()
 
 _signatures = {}
 
+# every ``defjvp`` rule, id(fn) -> (fn, jvps, elementwise, argtypes), and who wants to hear of new
+# ones: reverse mode derives its rules of elementwise functions from them (``reverse.py``)
+JVP_RULES = {}
+ON_DEFJVP = []
+
 
 def _carries(ctx, x):
     return (isinstance(x, Tagged) and x.tag is ctx._tag) or (type(x) is np.ndarray and buffers.has_shadow(x))
@@ -383,6 +388,9 @@ def defjvp(fn: _F, *jvps: Any, argtypes: tuple[type, ...] | None = None, element
             )
     jvps = tuple(ZERO if j is None else j for j in jvps)
     ForwardCtx.primitive(fn, argtypes)(_jvp_primitive(fn, jvps, elementwise))
+    JVP_RULES[id(fn)] = (fn, jvps, elementwise, argtypes)
+    for hook in ON_DEFJVP:
+        hook(fn, jvps, elementwise, argtypes)
     return fn
 
 

@@ -1,0 +1,307 @@
+"""Reverse-mode rules (``defvjp``) for the functions whose forward rule is a whole ``frule``:
+reductions, shapes, products, indexing and building arrays.
+
+Each entry gives the cotangent of one argument from the result's cotangent ``u``. Conventions
+follow the forward rules: ``max``/``min`` send the cotangent to the first extremum
+(``argmax``'s), ``x[key]`` scatters it back with repeated indices accumulating, and indices,
+axes and shapes are constants. The elementwise functions (ufuncs, ``math``, operators) need
+no entry: their pullbacks come from their forward rules (``pullbacks.py``). Functions not
+here raise ``NoRuleError`` in reverse mode; ``ad.ForwardMode()`` differentiates them.
+"""
+
+import operator
+
+import numpy as np
+from numpy.lib.array_utils import normalize_axis_tuple
+
+from context.tagging import Tagged, native_primitive
+from context.tagging.values import primal
+
+from ..engine.forward import NOT_DIFFERENTIABLE, NoRuleError
+from ..engine.reverse import Node, ReverseCtx, defvjp, make_traced, split
+from .pullbacks import unbroadcast
+
+
+def _shape(x):
+    return np.shape(primal(x))
+
+
+def _zeros(x):
+    return np.zeros(_shape(x))
+
+
+# ------------------------------------------------------------------ indexing
+
+
+def _getitem_vjp(u, ans, x, key):
+    z = _zeros(x)
+    np.add.at(z, key, u)  # repeated indices (fancy keys) accumulate
+    return z
+
+
+defvjp(operator.getitem, _getitem_vjp, NOT_DIFFERENTIABLE)  # an index carrying a derivative: an error
+
+
+# ------------------------------------------------------------------ reductions
+
+
+def _spread(u, x, axis, keepdims):
+    """Cotangent ``u`` of a reduction over ``axis`` of ``x``, spread back over ``x``'s shape."""
+    shape = _shape(x)
+    if axis is not None and not keepdims:
+        u = np.expand_dims(u, normalize_axis_tuple(axis, len(shape)))
+    return np.broadcast_to(u, shape)  # a read-only view: cotangents are added into new arrays
+
+
+def _sum_vjp(u, ans, x, axis=None, dtype=None, out=None, keepdims=False, **_):
+    return _spread(u, x, axis, keepdims)
+
+
+def _mean_vjp(u, ans, x, axis=None, dtype=None, out=None, keepdims=False, **_):
+    shape = _shape(x)
+    count = np.prod([shape[a] for a in normalize_axis_tuple(axis, len(shape))]) if axis is not None else np.prod(shape)
+    return _spread(u, x, axis, keepdims) / count
+
+
+defvjp(np.sum, _sum_vjp, None)
+defvjp(np.mean, _mean_vjp, None)
+
+
+def _extremum_vjp(pick):
+    def vjp(u, ans, x, axis=None, out=None, keepdims=False, **_):
+        px = primal(x)
+        z = _zeros(x)
+        if axis is None:
+            z.flat[int(pick(px))] = u  # the first extremum, as argmax picks it
+            return z
+        if not isinstance(axis, (int, np.integer)):
+            raise NoRuleError("np.max/np.min over several axes have no reverse-mode rule yet; use ad.ForwardMode()")
+        at = np.expand_dims(pick(px, axis=axis), axis)
+        np.put_along_axis(z, at, u if keepdims else np.expand_dims(u, axis), axis)
+        return z
+
+    return vjp
+
+
+for _fn in (np.max, np.amax):
+    defvjp(_fn, _extremum_vjp(np.argmax), None)
+for _fn in (np.min, np.amin):
+    defvjp(_fn, _extremum_vjp(np.argmin), None)
+
+
+def _cumsum_vjp(u, ans, x, axis=None, dtype=None, out=None):
+    if axis is None:
+        return np.reshape(np.flip(np.cumsum(np.flip(u))), _shape(x))
+    return np.flip(np.cumsum(np.flip(u, axis), axis), axis)
+
+
+defvjp(np.cumsum, _cumsum_vjp, None)
+
+
+# ------------------------------------------------------------------ products
+
+
+def _dot_a(u, ans, a, b):
+    na, nb = np.ndim(primal(a)), np.ndim(primal(b))
+    if na == 0 or nb == 0:
+        return unbroadcast(u * b, a)
+    if nb == 1:
+        return np.multiply.outer(u, b) if na >= 2 else u * b
+    if na == 1:
+        return np.dot(b, u)
+    if na == 2 and nb == 2:
+        return np.dot(u, np.transpose(b))
+    raise NoRuleError("np.dot of arrays with more than two axes has no reverse-mode rule; use np.matmul or einsum")
+
+
+def _dot_b(u, ans, a, b):
+    na, nb = np.ndim(primal(a)), np.ndim(primal(b))
+    if na == 0 or nb == 0:
+        return unbroadcast(u * a, b)
+    if na == 1:
+        return np.multiply.outer(a, u) if nb >= 2 else u * a
+    if nb == 1:
+        return np.dot(np.transpose(a), u)
+    if na == 2 and nb == 2:
+        return np.dot(np.transpose(a), u)
+    raise NoRuleError("np.dot of arrays with more than two axes has no reverse-mode rule; use np.matmul or einsum")
+
+
+defvjp(np.dot, _dot_a, _dot_b)
+
+
+def _matmul_a(u, ans, a, b):
+    na, nb = np.ndim(primal(a)), np.ndim(primal(b))
+    if na <= 2 and nb <= 2:
+        return _dot_a(u, ans, a, b)
+    if na == 1 or nb == 1:
+        raise NoRuleError("np.matmul of a vector and a stack of matrices has no reverse-mode rule yet")
+    return unbroadcast(np.matmul(u, np.swapaxes(b, -1, -2)), a)
+
+
+def _matmul_b(u, ans, a, b):
+    na, nb = np.ndim(primal(a)), np.ndim(primal(b))
+    if na <= 2 and nb <= 2:
+        return _dot_b(u, ans, a, b)
+    if na == 1 or nb == 1:
+        raise NoRuleError("np.matmul of a vector and a stack of matrices has no reverse-mode rule yet")
+    return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), u), b)
+
+
+defvjp(np.matmul, _matmul_a, _matmul_b)
+defvjp(np.outer, lambda u, ans, a, b: np.reshape(np.dot(u, np.ravel(b)), _shape(a)),
+       lambda u, ans, a, b: np.reshape(np.dot(np.ravel(a), u), _shape(b)))
+
+
+# ------------------------------------------------------------------ shapes
+
+
+def _reshape_vjp(u, ans, a, shape=None, order="C", **_):
+    if order not in ("C", "c"):
+        raise NoRuleError("np.reshape with order=%r has no reverse-mode rule yet" % (order,))
+    return np.reshape(u, _shape(a))
+
+
+def _back_to_shape(u, ans, a, *args, **kwargs):
+    return np.reshape(u, _shape(a))
+
+
+defvjp(np.reshape, _reshape_vjp, None)
+for _fn in (np.ravel, np.squeeze, np.expand_dims, np.atleast_1d, np.atleast_2d):
+    defvjp(_fn, _back_to_shape, None)
+
+
+def _transpose_vjp(u, ans, a, axes=None):
+    if axes is None:
+        return np.transpose(u)
+    return np.transpose(u, np.argsort([int(i) % np.ndim(primal(a)) for i in axes]))
+
+
+defvjp(np.transpose, _transpose_vjp, None)
+defvjp(np.copy, lambda u, ans, a, *args, **kwargs: u, None)
+defvjp(np.swapaxes, lambda u, ans, a, i, j: np.swapaxes(u, i, j), None, None)
+
+
+defvjp(np.ndarray.astype, lambda u, ans, a, dtype, *args, **kwargs: u, None)  # float dtypes (int: no tangent)
+
+
+# ------------------------------------------------------------------ building arrays from parts
+
+
+def _parts(ctx, seq):
+    """``(primals, [(index, node)])`` of a list or tuple (one level, or two for lists of lists)."""
+    t = ctx._tag
+    out, found = [], []
+    for i, e in enumerate(seq):
+        if type(e) in (list, tuple):
+            inner, sub = _parts(ctx, e)
+            out.append(inner)
+            found.extend(((i,) + idx, node) for idx, node in sub)
+        elif isinstance(e, Tagged) and e.tag is t:
+            out.append(e.value)
+            found.append(((i,), e.meta))
+        else:
+            out.append(e)
+    return out, found
+
+
+class _Take:
+    """The pullback of one part: the cotangent at its index of the whole."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index):
+        self.index = index
+
+    def __call__(self, u):
+        return u[self.index]
+
+
+class _TakeAlong:
+    """The pullback of part ``i`` of a concatenation: its slice along ``axis``."""
+
+    __slots__ = ("start", "stop", "axis")
+
+    def __init__(self, start, stop, axis):
+        self.start, self.stop, self.axis = start, stop, axis
+
+    def __call__(self, u):
+        return np.take(u, np.arange(self.start, self.stop), axis=self.axis)
+
+
+def _built(ctx, fn, args, kwargs, parents_of):
+    """``fn(seq, ...)`` recorded: ``parents_of(primal_seq, found, ans)`` gives the parents."""
+    seq = args[0]
+    if type(seq) not in (list, tuple):
+        primals, nodes, found = split(ctx, args)
+        if not found:
+            return fn(*args, **kwargs)
+        if fn is np.array or fn is np.asarray:  # an array being differentiated, copied (or not)
+            ans = fn(*primals, **kwargs)
+            if np.ndim(ans) and np.result_type(ans).kind not in "fc":
+                return ans  # an integer or boolean result: no derivative
+            return make_traced(ans, ctx._tag, Node(((nodes[0], lambda u: u),)))
+        raise NoRuleError("%s of a single array being differentiated has no reverse-mode rule" % fn.__name__)
+    primal_seq, found = _parts(ctx, seq)
+    ans = fn(primal_seq, *args[1:], **kwargs)
+    if not found:
+        return ans
+    if np.result_type(ans).kind not in "fc":
+        return ans
+    return make_traced(ans, ctx._tag, Node(tuple(parents_of(primal_seq, found, ans))))
+
+
+def _array_parents(primal_seq, found, ans):
+    return [(node, _Take(index)) for index, node in found]
+
+
+def _stack_parents(axis):
+    def parents(primal_seq, found, ans):
+        ax = axis % np.ndim(ans)
+        return [(node, _Take((slice(None),) * ax + index)) for index, node in found]
+
+    return parents
+
+
+def _concatenate_parents(axis):
+    def parents(primal_seq, found, ans):
+        if axis is None:
+            raise NoRuleError("np.concatenate with axis=None has no reverse-mode rule yet")
+        starts = np.cumsum([0] + [np.shape(p)[axis] for p in primal_seq])
+        return [(node, _TakeAlong(starts[index[0]], starts[index[0] + 1], axis)) for index, node in found
+                if len(index) == 1]
+
+    return parents
+
+
+@ReverseCtx.primitive(np.array)
+@native_primitive
+def _array(ctx, obj, *args, **kwargs):
+    return _built(ctx, np.array, (obj,) + args, kwargs, _array_parents)
+
+
+@ReverseCtx.primitive(np.asarray)
+@native_primitive
+def _asarray(ctx, obj, *args, **kwargs):
+    return _built(ctx, np.asarray, (obj,) + args, kwargs, _array_parents)
+
+
+@ReverseCtx.primitive(np.stack)
+@native_primitive
+def _stack(ctx, arrays, axis=0, **kwargs):
+    return _built(ctx, np.stack, (arrays, axis), kwargs, _stack_parents(axis))
+
+
+@ReverseCtx.primitive(np.concatenate)
+@native_primitive
+def _concatenate(ctx, arrays, axis=0, **kwargs):
+    return _built(ctx, np.concatenate, (arrays, axis), kwargs, _concatenate_parents(axis))
+
+
+@ReverseCtx.primitive(operator.setitem)
+@native_primitive
+def _setitem(ctx, obj, key, value):
+    raise NoRuleError(
+        "reverse mode does not record writes into arrays being differentiated yet (x[i] = v, x += v on an "
+        "array, out=); build a new array instead (np.where, np.concatenate), or use ad.ForwardMode()"
+    )

@@ -1,0 +1,160 @@
+"""Reverse mode (``ad.ReverseMode()``): every rule against forward mode by the dot-product test
+(<u, J v> == <J^T u, v>), gradients against forward mode, nesting with forward mode and itself
+without confusion, and clear errors where reverse mode has no rule yet."""
+
+import math
+
+import numpy as np
+import pytest
+
+import ad
+from tests.test_ad_array_ufuncs import BINARY, UNARY, draw, rng_for
+
+R = ad.ReverseMode()
+
+
+def vjp_of(f, x, u):
+    """``J^T u`` by reverse mode: the gradient of ``<u, f(x)>``."""
+    return ad.gradient(lambda y: np.sum(u * f(y)), x, backend=R)
+
+
+def dot_test(f, x, rng, rtol=1e-10):
+    """<u, J v> (forward mode) against <J^T u, v> (reverse mode) for random ``u``, ``v``."""
+    v = rng.standard_normal(np.shape(x))
+    value, jv = ad.jvp(f, x, v)
+    u = rng.standard_normal(np.shape(value))
+    left = float(np.sum(u * jv))
+    right = float(np.sum(vjp_of(f, x, u) * v))
+    assert left == pytest.approx(right, rel=rtol, abs=1e-12), (left, right)
+
+
+@pytest.mark.parametrize("fn", list(UNARY), ids=lambda fn: fn.__name__)
+def test_unary_ufuncs_transpose_their_forward_rule(fn):
+    rng = rng_for("reverse " + fn.__name__)
+    dot_test(fn, draw(UNARY[fn], rng, (2, 3)), rng)
+
+
+@pytest.mark.parametrize("fn", list(BINARY), ids=lambda fn: fn.__name__)
+def test_binary_ufuncs_transpose_their_forward_rule_in_each_argument_with_broadcasting(fn):
+    rng = rng_for("reverse " + fn.__name__)
+    dx, dy, valid = BINARY[fn]
+    for shape_x, shape_y in (((2, 3), (2, 3)), ((2, 3), (3,)), ((3,), (2, 1))):
+        for _ in range(200):
+            x, y = draw(dx, rng, shape_x), draw(dy, rng, shape_y)
+            if valid is None or valid(*np.broadcast_arrays(x, y)):
+                break
+        dot_test(lambda a: fn(a, y), x, rng)
+        dot_test(lambda b: fn(x, b), y, rng)
+
+
+def lv(p):
+    """A small time-stepping loss on plain Python floats (scalar-heavy code)."""
+    a, b, c, d = p
+    x, y, h = 1.0, 1.0, 0.01
+    s = 0.0
+    for _ in range(50):
+        dx, dy = a * x - b * x * y, c * x * y - d * y
+        x, y = x + h * dx, y + h * dy
+        s = s + (x - 1.5) ** 2 + math.sin(y)
+    return s
+
+
+A = np.random.default_rng(0).standard_normal((3, 4))
+
+
+@pytest.mark.parametrize("f, x", [
+    (lambda x: np.sum(np.tanh(A @ x)) + np.max(x) * np.mean(x), np.array([0.3, -1.2, 0.7, 2.0])),
+    (lambda x: np.sum(np.cumsum(x) ** 2) + np.dot(x, x[::-1]), np.array([0.3, -1.2, 0.7, 2.0])),
+    (lambda x: np.sum(np.outer(x, x).T.reshape(-1)[::3]) + np.min(x.reshape(2, 2), axis=1).sum(), np.arange(1.0, 5.0)),
+    (lambda x: np.sum(np.array([x[0] * x[1], np.sin(x[2]), 3.0]) * np.stack([x[:3], x[1:]]).sum(axis=0)),
+     np.array([0.3, -1.2, 0.7, 2.0])),
+    (lambda x: np.sum(np.concatenate([x, x ** 2], axis=0)) + np.sum(np.squeeze(np.expand_dims(x, 0))) ** 2,
+     np.array([0.3, -1.2, 0.7])),
+    (lambda x: np.mean(np.max(np.transpose(x.reshape(2, 3)), axis=1, keepdims=True)), np.array([1.0, 5.0, 2.0, 4.0, 3.0, 0.0])),
+    (lambda x: np.sum(np.where(x > 0, x, 0.1 * x) ** 2) + np.sum(np.abs(x)), np.array([0.3, -1.2, 0.7])),
+    (lambda x: sum(x[i] * x[i + 1] for i in range(len(x) - 1)), np.arange(5.0)),
+    (lv, [1.1, 0.4, 0.1, 0.4]),
+    (lambda v: math.exp(v[0]) * math.atan2(v[1], v[0]) + abs(v[1]) ** 1.5, (0.7, -0.3)),
+    (lambda t: t ** 3 * math.sin(t) / (1 + t * t), 1.3),
+])
+def test_gradients_agree_with_forward_mode(f, x):
+    value_r, g_r = ad.value_and_gradient(f, x, backend=R)
+    value_f, g_f = ad.value_and_gradient(f, x)
+    assert value_r == value_f
+    np.testing.assert_allclose(np.asarray(g_r, dtype=float), np.asarray(g_f, dtype=float), rtol=1e-12, atol=1e-12)
+    assert type(g_r) is type(g_f)
+
+
+def test_jacobian_row_by_row_and_vjp():
+    x = np.array([0.3, -1.2, 0.7, 2.0])
+    f = lambda x: np.tanh(A @ x)
+    np.testing.assert_allclose(ad.jacobian(f, x, backend=R), ad.jacobian(f, x), rtol=1e-12)
+    w = np.array([1.0, -2.0, 0.5])
+    np.testing.assert_allclose(ad.vjp(f, x, w, backend=R)[1], ad.vjp(f, x, w)[1], rtol=1e-12)
+    assert ad.jacobian(lambda v: [v[0] * v[1], v[0] + v[1]], [2.0, 3.0], backend=R) == [[3.0, 2.0], [1.0, 1.0]]
+
+
+def test_hessians_forward_over_reverse():
+    rng = np.random.default_rng(7)
+    B = rng.standard_normal((5, 8)) / 3
+    x = rng.standard_normal(8)
+    f = lambda x: np.sum(np.log(1.0 + np.exp(B @ x))) + 0.1 * np.sum(x ** 4)
+    np.testing.assert_allclose(ad.hessian(f, x, backend=R), ad.hessian(f, x), rtol=1e-10, atol=1e-12)
+    H = ad.hessian(f, x, backend=ad.HigherOrder(ad.ForwardMode(), ad.ReverseMode()))
+    np.testing.assert_allclose(H, ad.hessian(f, x), rtol=1e-10, atol=1e-12)
+
+
+def test_nesting_never_confuses_perturbations_or_sensitivities():
+    # Siskind and Pearlmutter's example, every pairing of modes: d/dx [x * d/dy (x + y)] at 1 is 1
+    for outer in (ad.ForwardMode(), R):
+        for inner in (ad.ForwardMode(), R):
+            got = ad.gradient(lambda x: x * ad.gradient(lambda y: x + y, 1.0, backend=inner), 1.0, backend=outer)
+            assert got == 1.0, (outer, inner)
+    assert ad.gradient(lambda x: ad.D(lambda y: y ** 3 * math.sin(y), x), 2.0, backend=R) == pytest.approx(
+        ad.D(lambda x: ad.D(lambda y: y ** 3 * math.sin(y), x), 2.0), rel=1e-14)
+    assert ad.gradient(lambda x: ad.gradient(lambda y: y ** 3, x, backend=R), 2.0, backend=R) == 12.0
+    # a closure over an outer variable, differentiated twice in reverse mode
+    g = lambda a: ad.gradient(lambda x: np.sum(a * x ** 2), np.array([1.0, 2.0]), backend=R)
+    np.testing.assert_allclose(ad.jacobian(g, np.array([3.0, 4.0]), backend=R), np.diag([2.0, 4.0]))
+
+
+def test_results_that_do_not_depend_on_the_input_have_zero_gradients():
+    np.testing.assert_array_equal(ad.gradient(lambda x: 3.0, np.ones(3), backend=R), np.zeros(3))
+    assert ad.gradient(lambda x: 3.0, 2.0, backend=R) == 0.0
+
+
+def test_clear_errors_where_reverse_mode_has_no_rule():
+    with pytest.raises(ad.NoRuleError, match=r"numpy.linalg.det has no reverse-mode rule"):
+        ad.gradient(lambda x: np.linalg.det(x.reshape(2, 2)), np.ones(4), backend=R)
+
+    def writes(x):
+        y = x * 1.0
+        y[0] = 1.0
+        return np.sum(y)
+
+    with pytest.raises(ad.NoRuleError, match="does not record writes"):
+        ad.gradient(writes, np.ones(3), backend=R)
+    with pytest.raises(TypeError, match="complex values are not supported"):
+        ad.gradient(lambda x: np.sum(np.abs(x * 1j)), np.ones(2), backend=R)
+    with pytest.raises(ad.NoRuleError, match="not differentiable in argument 2"):
+        ad.gradient(lambda i: np.arange(3.0)[i], 1.0, backend=R)
+    with pytest.raises(TypeError, match="use jacobian"):
+        ad.gradient(lambda x: x * 2.0, np.ones(2), backend=R)
+
+
+def test_defvjp_user_rule():
+    def softplus(x):
+        return np.log1p(np.exp(x))
+
+    ad.defvjp(softplus, lambda u, ans, x: u / (1 + np.exp(-x)))
+    x = np.array([-1.0, 0.5])
+    np.testing.assert_allclose(ad.gradient(lambda x: np.sum(softplus(x)), x, backend=R), 1 / (1 + np.exp(-x)))
+    with pytest.raises(TypeError):
+        ad.defvjp(softplus)
+
+
+def test_integer_results_carry_no_derivative():
+    f = lambda x: np.sum(x * x.astype(int)) + np.sum(np.floor(x))
+    x = np.array([1.5, 2.5])
+    np.testing.assert_array_equal(ad.gradient(f, x, backend=R), ad.gradient(f, x))
+    np.testing.assert_array_equal(ad.gradient(f, x, backend=R), [1.0, 2.0])
