@@ -12,8 +12,10 @@ Conventions:
   the Hermitian matrix built from the triangle read is what perturbs the matrix.
 * ``eigh``'s eigenvector derivative assumes distinct eigenvalues (it divides by their
   differences) and is that of the vectors NumPy returns, whose signs are locally fixed;
-  for complex matrices the vectors' phases are LAPACK's choice and have no derivative, so
-  only the eigenvalues of a complex matrix can be differentiated (use ``eigvalsh``).
+  for complex matrices the vectors' phases are LAPACK's choice and have no derivative: the
+  tangent is the one with ``V^H dV`` of zero diagonal (JAX's), right for what does not depend
+  on the phases (``abs(v)``, ``v diag(f(w)) v^H``, projections). A complex tangent of a real
+  matrix raises NoRuleError (use ``eigvalsh`` for the eigenvalues).
 * ``pinv``'s derivative is that of the pseudo-inverse where the rank does not change
   (no singular value is cut off by ``rcond``/``rtol`` unless it is exactly zero).
   ``lstsq`` (one matrix, not a stack) needs full rank, and raises NoRuleError without it;
@@ -135,10 +137,10 @@ def _eig_parts(a, g, uplo):
 def _eigh(primals, tangents, UPLO="L"):
     a = primals[0]
     uplo = primals[1] if len(primals) > 1 else UPLO
-    if _is_complex(a) or _is_complex(tangents[0]):
+    if _is_complex(tangents[0]) and not _is_complex(a):
         raise NoRuleError(
-            "numpy.linalg.eigh of a complex matrix being differentiated: the eigenvectors' phases have no "
-            "derivative; differentiate the eigenvalues with numpy.linalg.eigvalsh instead"
+            "numpy.linalg.eigh of a real matrix with a complex tangent: make the matrix complex, or "
+            "differentiate the eigenvalues with numpy.linalg.eigvalsh instead"
         )
     res, m = _eig_parts(a, tangents[0], uplo)
     w, v = res

@@ -18,8 +18,9 @@ shape, after the chunk axis if there is one. Conventions:
   ``abs``.
 * A result of integer dtype (``dtype=int``, ``norm(x, 0)``) is piecewise constant: it is
   returned untagged (derivative 0), as ``np.floor``.
-* Matrix norms: ``None``/``'fro'``, ``1``, ``-1``, ``inf``, ``-inf``. ``'nuc'`` and ``±2``
-  (singular values) raise NoRuleError.
+* Matrix norms: ``None``/``'fro'``, ``1``, ``-1``, ``inf``, ``-inf``; ``'nuc'`` and ``±2``
+  (singular values, rule in ``decompositions``): ``±2`` at a tie of the extreme singular
+  values takes the singular vectors NumPy returns first/last.
 * ``var``/``std`` with ``mean=`` raise NoRuleError; leave it out.
 * ``np.average(a, weights=w)``: ``a`` and ``w`` may both carry tangents, given by
   position or by keyword.
@@ -32,6 +33,7 @@ from context.tagging import dispatch, native_primitive
 from context.tagging.values import primal
 
 from ..engine.forward import ForwardCtx, NoRuleError, frule
+from .decompositions import singular_value_norm_tangent
 from .shapes import bind, name_of
 from .special import dabs
 from .tangents import lead, shape_of, shift_axis
@@ -352,11 +354,10 @@ def _norm_tangent(fn, x, g, out, ord, axes, matrix):
         sums = np.sum(np.abs(px), axis=summed, keepdims=True)
         ds = np.sum(_dabs(x, g), axis=summed + n, keepdims=True)
         d, _ = _pick(sums, ds, (picked,), n, kept, ord > 0)
+    elif ord in ("nuc", 2, -2):  # singular values: the rule is with the SVD's
+        d = singular_value_norm_tangent(x, g, ord, axes, n)
     else:
-        raise NoRuleError(
-            "%s with ord=%r for matrices (a norm of singular values) has no derivative rule; "
-            "compute it from np.linalg.svd, or use ord=None, 'fro', 1, -1, inf or -inf" % (name_of(fn), ord)
-        )
+        raise NoRuleError("%s with ord=%r for matrices has no derivative rule" % (name_of(fn), ord))
     if d is None:  # an empty reduction: the value is a constant
         return None
     return np.reshape(d, shape_of(g)[:n] + shape_of(out))
