@@ -318,7 +318,10 @@ def _frule_primitive(fn, rule, sequences):
         primals, tangents, found = _split(ctx, args)
         for i in sequences:
             if i < len(args):
-                primals[i], tangents[i], inner = _split(ctx, args[i])
+                seq = args[i]
+                if numpy_function and type(seq) in (list, tuple):
+                    seq = _arrays_of_nested(ctx, seq)
+                primals[i], tangents[i], inner = _split(ctx, seq)
                 found = found or inner
         t = ctx._tag
         if not found and numpy_function:
@@ -332,6 +335,18 @@ def _frule_primitive(fn, rule, sequences):
 
     primitive.__qualname__ = primitive.__name__ = "frule of %s" % qualified_name(fn)
     return primitive
+
+
+def _arrays_of_nested(ctx, seq):
+    """The items of ``seq`` with each list or tuple holding values of ``ctx`` made an array by the
+    rule of ``np.array`` (``np.concatenate([x, [x[0], 1.0]])``: the nested list is one part, and
+    its values' tangents must not be left behind)."""
+    t = ctx._tag
+    out = list(seq)
+    for j, e in enumerate(out):
+        if type(e) in (list, tuple) and any(isinstance(v, Tagged) and v.tag is t for v in _flat(e)):
+            out[j] = Context.overdub(ctx, np.array, e)
+    return out
 
 
 def _lists_as_arrays(ctx, args):

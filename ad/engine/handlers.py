@@ -8,10 +8,12 @@ included (``buf[i] = t``, ``buf += t``).
 """
 
 import operator
+from types import FunctionType
 
 import numpy as np
 
-from context.resolve import declare_engine_code
+from context.resolve import declare_engine_code, lookup_special
+from context.state import STATE
 from context.rewrite.operators import BINARY_OPS
 from context.tagging import Tagged, dispatch
 from context.tagging.dispatch import qualified_name
@@ -37,9 +39,19 @@ def getitem(obj, key):
         if has_shadow(obj):
             return dispatch(operator.getitem, (lift(obj), key))
         return obj[key]
+    if not issubclass(kind, Tagged) and _tagged_key(key):
+        method = lookup_special(kind, "__getitem__")
+        if type(method) is FunctionType:  # Python code (np.r_[x, y]): run under the context, as a call
+            return STATE.call_ex(method, (obj, key), {})
     if issubclass(type(key), Tagged) or issubclass(type(obj), Tagged):
         return dispatch(operator.getitem, (obj, key))
     return obj[key]
+
+
+def _tagged_key(key):
+    if issubclass(type(key), Tagged):
+        return True
+    return type(key) is tuple and any(issubclass(type(k), Tagged) for k in key)
 
 
 def setitem(obj, key, value):
