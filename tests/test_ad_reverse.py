@@ -158,3 +158,56 @@ def test_integer_results_carry_no_derivative():
     x = np.array([1.5, 2.5])
     np.testing.assert_array_equal(ad.gradient(f, x, backend=R), ad.gradient(f, x))
     np.testing.assert_array_equal(ad.gradient(f, x, backend=R), [1.0, 2.0])
+
+
+def _saved_then_written(write):
+    def f(x):
+        A = np.ones(2)
+        y = np.sum(np.sin(A[0:1]) * x[0]) + np.sum(A * x)  # the tape keeps A (and a view of it)
+        write(A)
+        return y * np.sum(A)
+    return f
+
+
+def _setitem(A):
+    A[0] = 5.0
+
+
+def _iadd(A):
+    A += 3.0
+
+
+def _out(A):
+    np.multiply(A, 3.0, out=A)
+
+
+def _copyto(A):
+    np.copyto(A, 7.0)
+
+
+def _add_at(A):
+    np.add.at(A, [0, 0], 1.0)
+
+
+@pytest.mark.parametrize("write", [_setitem, _iadd, _out, _copyto, _add_at, lambda A: A.fill(2.0),
+                                   lambda A: A.sort(), lambda A: np.put(A, [1], 4.0)])
+def test_writes_into_arrays_the_tape_saved_leave_the_gradient_right(write):
+    f = _saved_then_written(write)
+    x = np.array([0.5, -1.5])
+    np.testing.assert_allclose(ad.gradient(f, x, backend=R), ad.gradient(f, x), rtol=1e-14)
+
+
+def test_writing_a_value_being_differentiated_into_an_array_is_refused():
+    def into_buffer(x):
+        buf = np.zeros(3)
+        buf[0] = x[0] * 2
+        return np.sum(buf)
+
+    def augmented(x):
+        buf = np.zeros(2)
+        buf += x
+        return np.sum(buf)
+
+    for f in (into_buffer, augmented):
+        with pytest.raises(ad.NoRuleError, match="does not record writes"):
+            ad.gradient(f, np.ones(2), backend=R)

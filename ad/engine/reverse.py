@@ -31,6 +31,7 @@ from context.tagging import Tagged, TaggingContext, enclosing_call, native_primi
 from context.tagging.dispatch import qualified_name
 from context.tagging.values import live
 
+from . import reverse_writes
 from .dual_array import DualArray, is_array
 from .forward import JVP_RULES, NOT_DIFFERENTIABLE, ON_DEFJVP, ZERO, NoRuleError
 
@@ -80,6 +81,9 @@ class ReverseCtx(TaggingContext):
 
     tagged_type = staticmethod(make_traced)
     untag_for_natives = False  # a function with no rule raises NoRuleError: never a silent zero
+    implicit_handlers = reverse_writes.handlers()
+    native_guard = reverse_writes.GUARD
+    records_writes = True  # writes into arrays the tape saved are seen (reverse_writes)
 
     @classmethod
     def no_rule_error(cls, fn: Callable[..., Any], ctx: Context) -> NoRuleError:
@@ -126,14 +130,18 @@ def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
 
     @native_primitive
     def primitive(ctx, /, *args, **kwargs):
+        primals, nodes, found = split(ctx, args)
         if kwargs:
-            if "out" in kwargs or kwargs.get("where", True) is not True:
+            _no_traced_keywords(fn, ctx, kwargs)
+            if found and ("out" in kwargs or kwargs.get("where", True) is not True):
                 raise NoRuleError(
                     "%s with out= or where= has no reverse-mode rule yet; assign the result instead, or "
                     "use ad.ForwardMode()" % qualified_name(fn)
                 )
-            _no_traced_keywords(fn, ctx, kwargs)
-        primals, nodes, found = split(ctx, args)
+            if kwargs.get("out") is not None:  # constants only: a plain write, seen by the tape
+                out = kwargs["out"]
+                for a in (out if type(out) is tuple else (out,)):
+                    reverse_writes.before_write(ctx, a)
         t = ctx._tag
         for i, node in enumerate(nodes):
             if node is not None and makers[i if i <= last else last] is NOT_DIFFERENTIABLE:
@@ -151,7 +159,10 @@ def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
             make = makers[i if i <= last else last]
             if make is ZERO:
                 continue
-            parents.append((node, make(ans, primals, kwargs, i)))
+            pull = make(ans, primals, kwargs, i)
+            reverse_writes.save(ctx, pull, primals)
+            reverse_writes.save(ctx, pull, (ans,))
+            parents.append((node, pull))
         if not parents:
             return ans
         return make_traced(ans, t, Node(tuple(parents)))

@@ -38,6 +38,18 @@ def _number(v):
     return float(v) if p is v else v
 
 
+def _detached(values, root):
+    out = list(values)
+    for i, v in enumerate(out):
+        if type(v) is np.ndarray:
+            r = v
+            while isinstance(r.base, np.ndarray):
+                r = r.base
+            if r is root:
+                out[i] = v.copy()
+    return out
+
+
 class _FromJvp:
     """The pullback of argument ``i`` of an elementwise function, from its forward rule."""
 
@@ -45,6 +57,10 @@ class _FromJvp:
 
     def __init__(self, jvp, ans, primals, kwargs, i):
         self.jvp, self.ans, self.primals, self.kwargs, self.i = jvp, ans, primals, kwargs, i
+
+    def detach(self, root):
+        """Keep copies of the saved arrays in memory block ``root`` (about to be written)."""
+        self.primals, self.ans = _detached(self.primals, root), _detached([self.ans], root)[0]
 
     def __call__(self, u):
         primals = self.primals
@@ -76,6 +92,10 @@ class _FromVjp:
 
     def __init__(self, vjp, ans, primals, kwargs):
         self.vjp, self.ans, self.primals, self.kwargs = vjp, ans, primals, kwargs
+
+    def detach(self, root):
+        """Keep copies of the saved arrays in memory block ``root`` (about to be written)."""
+        self.primals, self.ans = _detached(self.primals, root), _detached([self.ans], root)[0]
 
     def __call__(self, u):
         return self.vjp(u, self.ans, *self.primals, **self.kwargs)

@@ -1,0 +1,141 @@
+"""Writes during a reverse-mode run: the values the tape saved stay as they were when saved.
+
+A pullback keeps the arrays its rule needs (``x`` for ``sin(x)``, a constant ``A`` for
+``A * x``). The program may write into such an array later in the run (``A[0] = 5``,
+``A *= 3``, ``A.fill(0)``, ``np.multiply(A, 3, out=A)``); the backward pass must still see
+the values the operation used. So each run keeps, per memory block (an array's root), the
+pullbacks that saved arrays of it, and before a write into that block they keep a copy of
+what they saved (``detach``): copy on write, paid by programs that write into saved arrays.
+
+Seen writes: subscript assignment and in-place operators in rewritten code (the handlers
+below), and natives that write into an array argument (``out=``, ``np.copyto``,
+``ndarray.fill`` and the other mutating methods: the guard below). Writes of values being
+differentiated into arrays are refused (``NoRuleError``): the tape does not follow them yet.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from context.resolve import declare_engine_code
+from context.rewrite.operators import BINARY_OPS
+from context.state import STATE
+from context.tagging import Tagged, dispatch
+from context.tagging import contexts as tagging
+from context.tagging.guard import NativeGuard
+
+from .forward import NoRuleError
+
+declare_engine_code(__file__)
+
+ndarray = np.ndarray
+
+_MUTATING_METHODS = frozenset(["fill", "sort", "put", "partition", "resize", "itemset", "setfield", "byteswap",
+                               "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ipow__"])
+_MUTATING_FUNCTIONS = {id(f): f for f in (np.copyto, np.place, np.putmask, np.put, np.put_along_axis,
+                                          np.fill_diagonal)}
+_WRITES_REFUSED = (
+    "reverse mode does not record writes of values being differentiated into arrays yet (x[i] = v, x += v, "
+    "out=); build a new array instead (np.where, np.concatenate, np.stack), or use ad.ForwardMode()"
+)
+
+
+def root_of(a: ndarray) -> ndarray:
+    while isinstance(a.base, ndarray):
+        a = a.base
+    return a
+
+
+def save(ctx, pull, arrays) -> None:
+    """Remember that ``pull`` keeps the ndarrays among ``arrays`` (by their memory blocks)."""
+    saved = ctx.__dict__.setdefault("_saved", {})
+    for a in arrays:
+        if type(a) is ndarray:
+            r = root_of(a)
+            entry = saved.get(id(r))
+            if entry is None:
+                saved[id(r)] = (r, [pull])
+            elif entry[1][-1] is not pull:
+                entry[1].append(pull)
+
+
+def before_write(ctx, a) -> None:
+    """``a`` (an ndarray) is about to change: the pullbacks that saved its memory keep copies."""
+    saved = ctx.__dict__.get("_saved")
+    if not saved or type(a) is not ndarray:
+        return
+    r = root_of(a)
+    entry = saved.pop(id(r), None)
+    if entry is not None:
+        for pull in entry[1]:
+            pull.detach(r)
+
+
+def _current():
+    """The reverse-mode context of the running activation, or None."""
+    act = STATE.act
+    ctx = act.ctx if act is not None else None
+    return ctx if getattr(type(ctx), "records_writes", False) else None
+
+
+def _mine(ctx, v):
+    return isinstance(v, Tagged) and v.tag is ctx._tag
+
+
+def setitem(obj, key, value):
+    """``obj[key] = value`` in rewritten code under reverse mode."""
+    if type(obj) is ndarray:
+        ctx = _current()
+        if ctx is not None:
+            if _mine(ctx, value):
+                raise NoRuleError(_WRITES_REFUSED)
+            before_write(ctx, obj)
+    return tagging.setitem(obj, key, value)
+
+
+def _inplace(iop):
+    def handler(a, b):
+        if type(a) is ndarray:
+            ctx = _current()
+            if ctx is not None:
+                if _mine(ctx, b):
+                    raise NoRuleError(_WRITES_REFUSED)
+                before_write(ctx, a)
+        return iop(a, b)
+
+    handler.__name__ = iop.__name__
+    return handler
+
+
+def handlers():
+    """The implicit handlers of the reverse-mode context."""
+    table = dict(tagging.TaggingContext.implicit_handlers)
+    table["setitem"] = setitem
+    for iop in BINARY_OPS[13:]:
+        table[iop.__name__] = _inplace(iop)
+    return table
+
+
+class ReverseGuard(NativeGuard):
+    """The tagging guard, with natives that write into an array argument seen first."""
+
+    def call(self, f, args, kwargs, run=None, /):
+        ctx = _current()
+        if ctx is not None:
+            out = kwargs.get("out") if kwargs else None
+            if out is not None:
+                for a in (out if type(out) is tuple else (out,)):
+                    before_write(ctx, a)
+            owner = getattr(f, "__self__", None)
+            if type(owner) is ndarray and getattr(f, "__name__", None) in _MUTATING_METHODS:
+                before_write(ctx, owner)
+            elif id(f) in _MUTATING_FUNCTIONS and args:
+                before_write(ctx, args[0])
+            elif type(owner) is np.ufunc and getattr(f, "__name__", None) == "at" and args:
+                before_write(ctx, args[0])
+        return NativeGuard.call(self, f, args, kwargs, run)
+
+
+GUARD = ReverseGuard()

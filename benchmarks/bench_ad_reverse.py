@@ -1,0 +1,86 @@
+"""Reverse-mode AD: `ad.gradient` with `ad.ReverseMode()` against forward mode and autograd's `grad` (and JAX's eager and jitted `grad` when installed), on a vectorised scalar function of n = 100 to 100,000 inputs and on a loop over `x[i]` of n = 10 to 1,000 inputs.
+
+The vectorised function is ``sum(tanh(x) exp(-x^2 / 2)) + sum(x^2) / (1 + sum(x x))``, written
+once against a NumPy-like module (NumPy for `ad`, `autograd.numpy`, `jax.numpy`). The loop is
+the chained Rosenbrock sum over ``x[i]``, one scalar at a time. Goal: reverse mode at most
+autograd's time, and flat in n as a multiple of the primal on the vectorised function.
+Before timing, every gradient must agree with forward mode's to 1e-10. ``--quick`` stops at
+n = 10,000 and 100 and runs fewer rounds.
+"""
+
+import importlib
+
+import numpy as np
+
+import ad
+from _harness import compare, fmt_time, load_jax, optional, ratio_row, row
+
+R = ad.ReverseMode()
+
+
+def vectorised(xp, x):
+    return xp.sum(xp.tanh(x) * xp.exp(-0.5 * x * x)) + xp.sum(x ** 2) / (1.0 + xp.sum(x * x))
+
+
+def rosenbrock(x):
+    s = 0.0
+    for i in range(len(x) - 1):
+        s = s + 100.0 * (x[i + 1] - x[i] ** 2) ** 2 + (1.0 - x[i]) ** 2
+    return s
+
+
+def _agree(what, a, b):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or not np.allclose(a, b, rtol=1e-10, atol=1e-10 * max(1.0, float(np.max(np.abs(b))))):
+        raise RuntimeError("ad_reverse: %s disagree" % what)
+
+
+def _rows(label, f, xp_f, x, quick, autograd, jax, forward=True):
+    cases = {"primal": lambda: f(x), "reverse": lambda: ad.gradient(f, x, backend=R)}
+    g = cases["reverse"]()
+    if forward:
+        cases["forward"] = lambda: ad.gradient(f, x)
+        _agree("reverse and forward mode", g, cases["forward"]())
+    if autograd is not None:
+        af = xp_f(importlib.import_module("autograd.numpy"))
+        cases["autograd"] = lambda: autograd.grad(af)(x)
+        _agree("autograd and reverse mode", cases["autograd"](), g)
+    if jax is not None:
+        jf = xp_f(jax.numpy)
+        jx = jax.numpy.asarray(x)
+        jitted = jax.jit(jax.grad(jf))
+        cases["jax"] = lambda: jax.block_until_ready(jax.grad(jf)(jx))
+        cases["jax_jit"] = lambda: jax.block_until_ready(jitted(jx))
+        for key in ("jax", "jax_jit"):
+            _agree(key + " and reverse mode", cases[key](), g)
+    t = compare(cases, repeat=3 if quick else 7)
+    rows = [row(f"{label}, primal", fmt_time(t["primal"])),
+            ratio_row(f"{label}, ad.gradient ReverseMode()", t["reverse"], "primal", t["primal"])]
+    if forward:
+        rows.append(ratio_row(f"{label}, ad.gradient ForwardMode()", t["forward"], "primal", t["primal"]))
+    if autograd is None:
+        rows.append(row(f"{label}, autograd grad", "not installed"))
+    else:
+        rows.append(ratio_row(f"{label}, autograd grad", t["autograd"], "primal", t["primal"]))
+        rows.append(ratio_row(f"{label}, ad.gradient ReverseMode()", t["reverse"], "autograd grad", t["autograd"],
+                              limit=1))
+    if jax is None:
+        rows.append(row(f"{label}, JAX grad (eager, jit)", "not installed"))
+    else:
+        rows.append(ratio_row(f"{label}, JAX eager grad", t["jax"], "primal", t["primal"]))
+        rows.append(ratio_row(f"{label}, JAX jit(grad), compiled", t["jax_jit"], "primal", t["primal"]))
+    return rows
+
+
+def run(quick):
+    autograd = optional("autograd")
+    jax = load_jax()
+    rows = []
+    for n in (100, 1_000, 10_000) + (() if quick else (100_000,)):
+        x = np.random.default_rng(n).uniform(-1.5, 1.5, n)
+        rows += _rows(f"vectorised, n = {n:,}", lambda y: vectorised(np, y),
+                      lambda xp: (lambda y: vectorised(xp, y)), x, quick, autograd, jax, forward=n <= 1_000)
+    for n in (10, 100) + (() if quick else (1_000,)):
+        x = np.random.default_rng(n).uniform(-1.5, 1.5, n)
+        rows += _rows(f"loop over x[i], n = {n:,}", rosenbrock, lambda xp: rosenbrock, x, quick, autograd, None)
+    return rows
