@@ -15,14 +15,12 @@ differentiated into arrays are refused (``NoRuleError``): the tape does not foll
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from context.resolve import declare_engine_code
 from context.rewrite.operators import BINARY_OPS
 from context.state import STATE
-from context.tagging import Tagged, dispatch
+from context.tagging import Tagged
 from context.tagging import contexts as tagging
 from context.tagging.guard import NativeGuard
 
