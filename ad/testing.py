@@ -17,7 +17,7 @@ import numpy as np
 from . import api
 from .pytrees import flatten, unflatten
 
-__all__ = ["check_grads", "numerical_jvp"]
+__all__ = ["check_grads", "check_vjp", "numerical_jvp"]
 
 
 def _differentiable(leaf):
@@ -114,3 +114,45 @@ def check_grads(
                 "ad gives\n%r\ncentral differences give\n%r" % (k, getattr(f, "__qualname__", f), got, expected)
             )
         level = _next_level(level, tree, directions)
+
+
+def check_vjp(
+    f: Callable[..., Any],
+    args: Sequence[Any],
+    argnums: Sequence[int] | None = None,
+    rtol: float = 1e-10,
+    atol: float = 1e-12,
+    seed: int = 0,
+) -> None:
+    """Raise ``AssertionError`` unless reverse mode transposes forward mode on ``f(*args)``: the
+    dot-product test ``<u, J v> == <J^T u, v>`` for a random direction ``v`` of the differentiated
+    arguments and a random cotangent ``u`` of the result (real values; the result a number, an
+    array, or a pytree of them). Forward mode's ``J v`` is itself checked by ``check_grads``.
+    """
+    from .backends import ReverseMode
+    from .transforms import grad
+
+    args = tuple(args)
+    if argnums is None:
+        argnums = [i for i, a in enumerate(args) if flatten(a)[0] and all(map(_differentiable, flatten(a)[0]))]
+    if not argnums:
+        raise ValueError("check_vjp: no argument is a real number or array of them")
+    leaves, tree = flatten(args)
+    owner = [i for i, a in enumerate(args) for _ in flatten(a)[0]]
+    rng = np.random.default_rng(seed)
+    directions = [_random_like(leaf, rng) if i in argnums else None for leaf, i in zip(leaves, owner)]
+    flat = _flat_result(f)
+    jv = np.asarray(api.derivative(_along(flat, tree, leaves, directions), 0.0))
+    u = rng.standard_normal(jv.shape)
+    left = float(np.sum(u * jv))
+    cotangents = grad(lambda *a: np.sum(u * flat(*a)), tuple(argnums), backend=ReverseMode())(*args)
+    right = 0.0
+    for n, g in zip(argnums, cotangents):
+        g_leaves = flatten(g)[0]
+        d_leaves = [d for d, i in zip(directions, owner) if i == n]
+        right += sum(float(np.sum(np.asarray(gl) * dl)) for gl, dl in zip(g_leaves, d_leaves))
+    if not np.isclose(left, right, rtol=rtol, atol=atol):
+        raise AssertionError(
+            "check_vjp: %s: <u, J v> by forward mode is %r, <J^T u, v> by reverse mode is %r"
+            % (getattr(f, "__qualname__", f), left, right)
+        )

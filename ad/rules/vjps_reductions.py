@@ -1,0 +1,1 @@
+"""Reverse-mode rules for this family are being written; nothing is registered yet."""
