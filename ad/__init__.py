@@ -21,6 +21,7 @@ from .api import (
     value_and_gradient,
     value_and_hessian,
     value_and_jacobian,
+    value_and_pullback,
     value_gradient_and_hessian,
     vjp,
 )
@@ -30,6 +31,7 @@ from .engine.dual_array import DualArray
 from .engine.forward import NOT_DIFFERENTIABLE, ZERO, ForwardCtx, NoRuleError, defjvp, defzero, frule
 from .engine.reverse import ReverseCtx, defvjp, install as _install_reverse
 from .rules.linear import deflinear
+from .checkpoint import checkpoint
 from .transforms import grad, gradient, hessian, hessian_of, jacfwd, jacobian, value_and_grad
 from .lazy import LazyHessian, LazyJacobian, lazy_hessian, lazy_jacobian
 
@@ -54,8 +56,9 @@ def __getattr__(name):
 
 __all__ = [
     "Backend", "D", "Dual", "DualArray", "FiniteDifferences", "ForwardCtx", "ForwardMode", "HigherOrder",
-    "ReverseCtx", "ReverseMode", "defvjp",
-    "LazyHessian", "LazyJacobian", "NOT_DIFFERENTIABLE", "NoRuleError", "ZERO", "defjvp", "deflinear", "defzero",
-    "derivative", "frule", "grad", "gradient", "hessian", "hessian_of", "hvp", "jacfwd", "jacobian", "jvp",
-    "lazy_hessian", "lazy_jacobian", "value_and_derivative", "value_and_grad", "value_and_gradient", "value_and_hessian", "value_and_jacobian", "value_gradient_and_hessian", "vjp",
+    "LazyHessian", "LazyJacobian", "NOT_DIFFERENTIABLE", "NoRuleError", "ReverseCtx", "ReverseMode", "ZERO",
+    "checkpoint", "defjvp", "deflinear", "defvjp", "defzero", "derivative", "frule", "grad", "gradient", "hessian",
+    "hessian_of", "hvp", "jacfwd", "jacobian", "jvp", "lazy_hessian", "lazy_jacobian", "value_and_derivative",
+    "value_and_grad", "value_and_gradient", "value_and_hessian", "value_and_jacobian", "value_and_pullback",
+    "value_gradient_and_hessian", "vjp",
 ]

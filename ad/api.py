@@ -142,6 +142,32 @@ def vjp(f: Callable[..., Any], x: Any, w: Any, backend: Backend | None = None) -
     return output.value, inp.like(np.tensordot(w, J, axes=w.ndim))
 
 
+def value_and_pullback(f: Callable[..., Any], x: Any, backend: Backend | None = None) -> tuple[Any, Callable]:
+    """``(f(x), pullback)``: ``pullback(w)`` is the vector-Jacobian product ``wᵀ J`` shaped like ``x``
+    (``w`` shaped like ``f(x)``), as AbstractDifferentiation's ``value_and_pullback_function``.
+
+    With ``ad.ReverseMode()``, ``f`` runs once and each call of ``pullback`` is one backward pass
+    (it may be called again, also after the run); with forward-mode backends the Jacobian is
+    built once and each call multiplies by it.
+    """
+    inp = Input(x, "pullback")
+    b = _first(backend, "pullback")
+    if isinstance(b, ReverseMode):
+        output, pull = b.pullback(f, inp, "pullback")
+    else:
+        output, J = _jacobian(f, inp, backend, "pullback")
+        flat_J = np.reshape(J, (-1, inp.size))
+
+        def pull(w):
+            return np.reshape(w, (-1,)) @ flat_J
+
+    def pullback(w: Any) -> Any:
+        w = _cotangent(w, output.shape, "pullback")
+        return inp.like(np.reshape(pull(w), tuple(inp.shape)))
+
+    return output.value, pullback
+
+
 def _cotangent(w, shape, who):
     if isinstance(w, (list, tuple)) or np.ndim(w) or shape:
         w = np.asarray(w, dtype=float) if not isinstance(w, np.ndarray) else w

@@ -140,24 +140,47 @@ class ReverseMode(Backend):
     def second_order(self) -> tuple[Backend, Backend]:
         return ForwardMode(), self
 
-    def jacobian(self, f: Callable[[Any], Any], inp: Input, who: str) -> tuple[Any, Any]:
-        """``(output, J)``, ``J`` of shape ``output.shape + inp.shape``, one backward pass per output element."""
+    def _record(self, f, inp, who):
         out, leaves, ctx = tape.record(f, inp)
         if runs.is_function(out):
             raise TypeError("%s: the function returned a function; only derivative supports that" % who)
         parts = []
         value = plain_result(out, ctx, parts)
         form = outputs.form_of(value, who)
+        shape = tuple(np.shape(np.asarray(value, dtype=float) if isinstance(value, (list, tuple)) else value))
+        return outputs.Plain(form, value, shape), parts, leaves
+
+    def jacobian(self, f: Callable[[Any], Any], inp: Input, who: str) -> tuple[Any, Any]:
+        """``(output, J)``, ``J`` of shape ``output.shape + inp.shape``, one backward pass per output element."""
+        output, parts, leaves = self._record(f, inp, who)
         rows = []
         for v, node in parts:
             seeds = [1.0] if not np.ndim(v) else list(_unit_seeds(np.shape(v)))
             for seed in seeds:
                 got = tape.backward(node, seed, leaves) if node is not None else [None] * len(leaves)
                 rows.append(_row(got, inp))
-        shape = tuple(np.shape(np.asarray(value, dtype=float) if isinstance(value, (list, tuple)) else value))
         J = np.stack(rows) if rows else np.zeros((0, inp.size))
-        J = np.reshape(J, shape + tuple(inp.shape))
-        return outputs.Plain(form, value, shape), J
+        return output, np.reshape(J, tuple(output.shape) + tuple(inp.shape))
+
+    def pullback(self, f: Callable[[Any], Any], inp: Input, who: str) -> tuple[Any, Callable[[Any], Any]]:
+        """``(output, pull)``: ``f`` recorded once; ``pull(w)`` (``w`` shaped like the output) is ``wᵀ J``,
+        raveled, by one backward pass per part of the output (one for an array or a number). The tape
+        is kept while ``pull`` lives, so it may be called again."""
+        output, parts, leaves = self._record(f, inp, who)
+        sizes = [int(np.prod(np.shape(v))) for v, _ in parts]
+
+        def pull(w):
+            flat = np.reshape(w, (-1,))
+            total = np.zeros(inp.size)
+            start = 0
+            for (v, node), size in zip(parts, sizes):
+                if node is not None:
+                    seed = np.reshape(flat[start:start + size], np.shape(v)) if np.ndim(v) else flat[start]
+                    total = total + _row(tape.backward(node, seed, leaves), inp)
+                start += size
+            return total
+
+        return output, pull
 
     def run(self, f: Callable[[Any], Any], inp: Input, directions: Any, who: str) -> tuple[Any, Any]:
         output, J = self.jacobian(f, inp, who)

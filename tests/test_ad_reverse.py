@@ -211,3 +211,74 @@ def test_writing_a_value_being_differentiated_into_an_array_is_refused():
     for f in (into_buffer, augmented):
         with pytest.raises(ad.NoRuleError, match="does not record writes"):
             ad.gradient(f, np.ones(2), backend=R)
+
+
+def test_value_and_pullback_called_again_and_after_the_run():
+    x = np.array([0.3, -1.2, 0.7, 2.0])
+    f = lambda x: np.tanh(A @ x)
+    value, pullback = ad.value_and_pullback(f, x, backend=R)
+    np.testing.assert_array_equal(value, f(x))
+    for w in (np.array([1.0, -2.0, 0.5]), np.array([0.0, 1.0, 0.0])):
+        np.testing.assert_allclose(pullback(w), ad.vjp(f, x, w)[1], rtol=1e-12)
+        np.testing.assert_array_equal(pullback(w), pullback(w))
+    _, forward_pullback = ad.value_and_pullback(f, x)
+    np.testing.assert_allclose(forward_pullback(np.ones(3)), pullback(np.ones(3)), rtol=1e-12)
+    with pytest.raises(ValueError, match="shape"):
+        pullback(np.ones(2))
+    assert ad.value_and_pullback(lambda v: [v[0] * v[1], v[0] + v[1]], [2.0, 3.0], backend=R)[1]([1.0, 1.0]) == [4.0, 3.0]
+
+
+def test_a_function_that_raises_halfway_leaves_nothing_behind():
+    def fails(x):
+        y = np.sin(x)
+        raise KeyError("halfway")
+
+    with pytest.raises(KeyError, match="halfway"):
+        ad.gradient(fails, np.ones(2), backend=R)
+    np.testing.assert_allclose(ad.gradient(lambda x: np.sum(np.sin(x)), np.ones(2), backend=R), np.cos(np.ones(2)))
+
+
+def _step(x):
+    return x + 0.01 * np.sin(x) * np.cos(2 * x)
+
+
+def _block(x):
+    for _ in range(15):
+        x = _step(x)
+    return x
+
+
+def _ten(block, x):
+    for _ in range(10):
+        x = block(x)
+    return x
+
+
+def test_checkpoint_gives_the_same_gradient_and_a_smaller_tape():
+    import tracemalloc
+
+    checkpointed = ad.checkpoint(_block)
+    plain = lambda x0: np.sum(_ten(_block, x0) ** 2)
+    ck = lambda x0: np.sum(_ten(checkpointed, x0) ** 2)
+    x0 = np.linspace(0.1, 1.0, 200)
+    np.testing.assert_array_equal(ad.gradient(ck, x0, backend=R), ad.gradient(plain, x0, backend=R))
+    np.testing.assert_allclose(ad.gradient(ck, x0), ad.gradient(plain, x0, backend=R), rtol=1e-12)  # forward mode
+    peaks = []
+    for f in (plain, ck):
+        tracemalloc.start()
+        ad.gradient(f, x0, backend=R)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    assert peaks[1] < peaks[0] / 2, peaks
+    np.testing.assert_allclose(ad.hessian(lambda x: np.sum(checkpointed(x) ** 2), x0[:3], backend=R),
+                               ad.hessian(lambda x: np.sum(_block(x) ** 2), x0[:3]), rtol=1e-10)
+
+
+def test_checkpoint_refuses_what_it_cannot_recompute():
+    with pytest.raises(ad.NoRuleError, match="not one of its arguments"):
+        ad.gradient(lambda x: np.sum(ad.checkpoint(lambda y: y * x)(2.0 * x)), np.ones(2), backend=R)
+    # a closure over a value being differentiated, called with constants only: recorded as usual
+    np.testing.assert_array_equal(
+        ad.gradient(lambda x: np.sum(ad.checkpoint(lambda y: y * x)(np.ones(2))), np.ones(2), backend=R), np.ones(2))
+    with pytest.raises(ad.NoRuleError, match="must return a number or an array"):
+        ad.gradient(lambda x: sum(ad.checkpoint(lambda y: [y, y])(x)), 1.0, backend=R)

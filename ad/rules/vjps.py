@@ -14,9 +14,11 @@ import operator
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
-from context.tagging import Tagged, native_primitive
+from context.tagging import Tagged, enclosing_call, native_primitive
 from context.tagging.values import primal
 
+from ..checkpoint import Recompute, checkpoint_call
+from ..engine import reverse_writes
 from ..engine.forward import NOT_DIFFERENTIABLE, NoRuleError
 from ..engine.reverse import Node, ReverseCtx, defvjp, make_traced, split
 from .pullbacks import unbroadcast
@@ -305,3 +307,29 @@ def _setitem(ctx, obj, key, value):
         "reverse mode does not record writes into arrays being differentiated yet (x[i] = v, x += v on an "
         "array, out=); build a new array instead (np.where, np.concatenate), or use ad.ForwardMode()"
     )
+
+
+# ------------------------------------------------------------------ ad.checkpoint
+
+
+@ReverseCtx.primitive(checkpoint_call)
+@native_primitive
+def _checkpointed(ctx, f, args):
+    """One node for a checkpointed call: its pullbacks run ``f`` again (``ad.checkpoint``)."""
+    primals, nodes, found = split(ctx, args)
+    t = ctx._tag
+    y = enclosing_call(t, f, tuple(primals))
+    if not found:
+        return y
+    if isinstance(y, Tagged) and y.tag is t:
+        raise NoRuleError(
+            "ad.checkpoint: %s used a value being differentiated that is not one of its arguments; pass it as "
+            "an argument" % getattr(f, "__qualname__", f)
+        )
+    if type(y) in (list, tuple, dict):
+        raise NoRuleError("ad.checkpoint: %s must return a number or an array" % getattr(f, "__qualname__", f))
+    recompute = Recompute(f, primals, [n is not None for n in nodes])
+    parents = tuple((n, recompute.pull_for(i)) for i, n in enumerate(nodes) if n is not None)
+    for _, pull in parents:
+        reverse_writes.save(ctx, pull, primals)
+    return make_traced(y, t, Node(parents))
