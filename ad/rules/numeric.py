@@ -1,1 +1,0 @@
-"""Rules for this family are being written; nothing is registered yet."""
