@@ -1,9 +1,9 @@
 """Reverse mode's runs and backward pass: record ``f`` on a tape, then send cotangents back.
 
-``record(f, inp)`` runs ``f`` once under a fresh ``ReverseCtx`` with the input tagged by a
-leaf node; ``backward(node, seed)`` walks the recorded nodes from ``node`` back to the
-leaves in reverse topological order, adding up the cotangents each operation's pullbacks
-send to its arguments, and returns them by node. The tape is the graph of nodes the result
+``record(f, inp)`` runs ``f`` once under a fresh ``ReverseCtx`` with the input tagged by
+leaf nodes; ``backward(node, seed, leaves)`` walks the recorded nodes from ``node`` back to
+the leaves, latest first, adding up the cotangents each operation's pullbacks send to its
+arguments, and returns the leaves'. The tape is the graph of nodes the result
 holds: it is freed with the result.
 
 Not engine code: the backward pass is ordinary code, so that a derivative taken around a
@@ -13,6 +13,8 @@ gradient (forward over reverse) differentiates it.
 from __future__ import annotations
 
 from typing import Any
+
+from heapq import heappop, heappush
 
 from context import overdub
 from context.tagging import tag
@@ -39,43 +41,41 @@ def record(f: Any, inp: Any) -> tuple[Any, list, ReverseCtx]:
         leaves = [Node() for _ in inp.value]
         items = [tag(e, ctx, leaf) for e, leaf in zip(inp.value, leaves)]
         x = tuple(items) if inp.kind == "tuple" else items
-    out = overdub(ctx, f, x)
+    out = run(ctx, f, x)
     return out, leaves, ctx
 
 
-def _order(top: Node) -> list:
-    """The nodes reachable from ``top``, each after every node that uses it (iterative, no recursion)."""
-    order, seen = [], set()
-    stack = [(top, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.append((node, True))
-        for parent, _ in node.parents:
-            if id(parent) not in seen:
-                stack.append((parent, False))
-    order.reverse()
-    return order
+def run(ctx: ReverseCtx, f: Any, *args: Any) -> Any:
+    """``f(*args)`` recorded by ``ctx``. The record of saved arrays (``reverse_writes``) is
+    dropped at the end: writes can no longer reach the run, and the context may outlive it
+    until the garbage collector frees its activation, which should not keep the arrays."""
+    try:
+        return overdub(ctx, f, *args)
+    finally:
+        ctx.__dict__.pop("_saved", None)
 
 
 def backward(top: Node, seed: Any, wanted: list) -> list:
-    """The cotangents that reach the nodes ``wanted`` when ``top`` gets ``seed`` (None where none does)."""
-    cotangents = {id(top): seed}
-    keep = {id(node) for node in wanted}
-    for node in _order(top):
-        u = cotangents.get(id(node)) if id(node) in keep else cotangents.pop(id(node), None)
-        if u is None or not node.parents:
-            continue
+    """The cotangents that reach the nodes ``wanted`` when ``top`` gets ``seed`` (None where none does).
+
+    Nodes are taken in decreasing serial order (a heap of the nodes reached so far): a node's users
+    were all made after it, so its cotangent is complete when its turn comes. No recursion."""
+    cotangents = {top.serial: seed}
+    keep = {node.serial for node in wanted}
+    heap = [(-top.serial, top)]
+    while heap:
+        _, node = heappop(heap)
+        s = node.serial
+        u = cotangents[s] if s in keep else cotangents.pop(s)
         for parent, pull in node.parents:
             g = pull(u)
-            k = id(parent)
+            k = parent.serial
             previous = cotangents.get(k)
-            cotangents[k] = g if previous is None else previous + g
-    return [cotangents.get(id(node)) for node in wanted]
+            if previous is None:
+                cotangents[k] = g
+                heappush(heap, (-k, parent))
+            else:
+                cotangents[k] = previous + g
+    return [cotangents.get(node.serial) for node in wanted]
 
 

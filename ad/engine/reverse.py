@@ -20,6 +20,7 @@ values are refused: the cotangent conventions for them are not settled here yet.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -40,13 +41,20 @@ declare_engine_code(__file__)
 ndarray = np.ndarray
 
 
-class Node:
-    """One recorded operation: ``parents`` are ``(node, pullback)`` pairs (none for an input)."""
+_serials = itertools.count()
 
-    __slots__ = ("parents",)
+
+class Node:
+    """One recorded operation: ``parents`` are ``(node, pullback)`` pairs (none for an input).
+
+    ``serial`` grows with each node made, so a node's serial is larger than its parents': the
+    backward pass takes nodes in decreasing serial order, each after all its users."""
+
+    __slots__ = ("parents", "serial")
 
     def __init__(self, parents: tuple = ()) -> None:
         self.parents = parents
+        self.serial = next(_serials)
 
 
 class Traced(Tagged):
@@ -66,6 +74,8 @@ class TracedArray(DualArray):
 
 def make_traced(value: Any, tag: Any, node: Node) -> Tagged:
     """The tagged value for primal ``value``: a ``TracedArray`` for arrays, else a ``Traced``."""
+    if type(value) is float:
+        return Traced(value, tag, node)
     if np.iscomplexobj(value):
         raise TypeError(
             "reverse mode: complex values are not supported yet (a result of %r); use ad.ForwardMode()"
@@ -153,6 +163,9 @@ def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
         if not found or (is_array(ans) and ans.dtype.kind in "biu"):
             return ans  # integer and boolean results carry no derivative (as astype(int) in forward mode)
         parents = []
+        saves = [a for a in primals if type(a) is ndarray]
+        if type(ans) is ndarray:
+            saves.append(ans)
         for i, node in enumerate(nodes):
             if node is None:
                 continue
@@ -160,8 +173,8 @@ def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
             if make is ZERO:
                 continue
             pull = make(ans, primals, kwargs, i)
-            reverse_writes.save(ctx, pull, primals)
-            reverse_writes.save(ctx, pull, (ans,))
+            if saves:
+                reverse_writes.save(ctx, pull, saves)
             parents.append((node, pull))
         if not parents:
             return ans

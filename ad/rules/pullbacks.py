@@ -18,6 +18,8 @@ from context.tagging.values import primal
 
 def unbroadcast(u, x):
     """Cotangent ``u`` of a broadcast result, summed to the shape of argument ``x``."""
+    if type(x) is float and type(u) is float:  # Python numbers: nothing to sum
+        return u
     shape = np.shape(primal(x))
     if np.shape(primal(u)) == shape:
         return u
