@@ -282,3 +282,18 @@ def test_checkpoint_refuses_what_it_cannot_recompute():
         ad.gradient(lambda x: np.sum(ad.checkpoint(lambda y: y * x)(np.ones(2))), np.ones(2), backend=R), np.ones(2))
     with pytest.raises(ad.NoRuleError, match="must return a number or an array"):
         ad.gradient(lambda x: sum(ad.checkpoint(lambda y: [y, y])(x)), 1.0, backend=R)
+
+
+def test_the_transforms_take_reverse_mode():
+    def loss(params, data):
+        return np.sum((params["w"] * data + params["b"]) ** 2), {"n": len(data)}
+
+    params = {"w": np.array([1.0, 2.0]), "b": 0.5}
+    data = np.array([1.0, -1.0])
+    (value, aux), g = ad.value_and_grad(loss, has_aux=True, backend=R)(params, data)
+    (value_f, _), g_f = ad.value_and_grad(loss, has_aux=True)(params, data)
+    assert value == value_f and aux == {"n": 2}
+    np.testing.assert_array_equal(g["w"], g_f["w"])
+    assert g["b"] == g_f["b"]
+    J = ad.jacfwd(lambda x: {"a": 2 * x, "b": np.sum(x)}, backend=R)(np.array([1.0, 2.0]))
+    np.testing.assert_array_equal(J["a"], 2 * np.eye(2))
