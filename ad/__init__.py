@@ -36,7 +36,7 @@ from .transforms import grad, gradient, hessian, hessian_of, jacfwd, jacobian, v
 from .lazy import LazyHessian, LazyJacobian, lazy_hessian, lazy_jacobian
 
 
-from .rules import vjps, vjps_linalg, vjps_reductions, vjps_shapes  # noqa: E402,F401  (reverse mode's own rules)
+from .rules import vjps, vjps_linalg, vjps_linear, vjps_reductions, vjps_shapes  # noqa: E402,F401  (reverse mode's own rules)
 
 _install_reverse()  # reverse-mode rules derived from the elementwise forward rules, now and later
 

@@ -1,0 +1,139 @@
+"""Reverse-mode rules for linear functions (those ``deflinear`` declares for forward mode):
+``diagflat``, ``polyder``, ``convolve``/``correlate``, ``fft.fftshift``/``ifftshift``; and clear
+refusals for the FFTs.
+
+For ``fn`` linear in argument ``i`` (the others held fixed), the cotangent of that argument is
+the adjoint of the map applied to the result's cotangent: ``deflinear_vjp(fn, adjoint_0, ...)``
+registers ``adjoint_i(u, *args, **kwargs)``, reshaped to the argument's shape; the other
+arguments are constants (NoRuleError if they carry a derivative). ``convolve``/``correlate``
+(modes ``full``, ``same``, ``valid``) are bilinear: the adjoint in each argument is a
+correlation of the cotangent, padded back to the ``full`` length, with the other.
+
+The FFTs raise NoRuleError when a value being differentiated reaches them: reverse mode does
+not support complex values yet, and ``fft``, ``ifft``, ``rfft``, ``ihfft`` and their 2-d and n-d
+forms make complex results from real inputs, while ``irfft``, ``hfft`` and theirs take complex
+(half) spectra. Differentiate them with ``ad.ForwardMode()``.
+"""
+
+import numpy as np
+
+from context.tagging import Tagged, enclosing_call, native_primitive
+from context.tagging.dispatch import qualified_name
+from context.tagging.values import primal
+
+from ..engine.forward import NOT_DIFFERENTIABLE, NoRuleError
+from ..engine.reverse import ReverseCtx, defvjp
+from ..engine.reverse import split as traced_args
+from .vjps_shapes import as_arg
+
+
+def deflinear_vjp(fn, *adjoints):
+    """Register reverse-mode rules for ``fn``, linear in each argument ``i`` with an adjoint:
+    ``adjoints[i](u, *args, **kwargs)`` is the adjoint of ``x_i -> fn(..., x_i, ...)`` applied to
+    ``u``, reshaped to argument ``i``'s shape. None, and the arguments after the last adjoint,
+    must be constants."""
+
+    def vjp_of(i, adjoint):
+        def vjp(u, ans, *args, **kwargs):
+            return as_arg(adjoint(u, *args, **kwargs), args[i])
+
+        vjp.__qualname__ = vjp.__name__ = "adjoint %d of %s" % (i, qualified_name(fn))
+        return vjp
+
+    rules = [NOT_DIFFERENTIABLE if a is None else vjp_of(i, a) for i, a in enumerate(adjoints)]
+    return defvjp(fn, *rules, NOT_DIFFERENTIABLE)
+
+
+# ------------------------------------------------------------------ building, polynomials
+
+
+def _polyder_adjoint(u, p, m=1):
+    n, m = int(np.size(primal(p))), int(m)
+    if n <= m:
+        return np.zeros(n)
+    return np.concatenate([u * np.polyder(np.ones(n), m), np.zeros(m)])  # polyder scales each coefficient
+
+
+deflinear_vjp(np.diagflat, lambda u, v, k=0: np.diagonal(u, k))
+deflinear_vjp(np.polyder, _polyder_adjoint)
+
+
+# ------------------------------------------------------------------ convolution, correlation
+
+
+def _full_offset(fn, mode, n, m):
+    """Where the result of ``fn(a, v, mode)`` (lengths ``n``, ``m``) starts in the ``full`` one."""
+    if mode == "full":
+        return 0
+    if mode == "valid":
+        return min(n, m) - 1
+    if mode == "same":
+        return (min(n, m) - (1 if fn is np.convolve or m <= n else 0)) // 2
+    raise ValueError("mode must be one of 'valid', 'same', or 'full' (got %r)" % (mode,))
+
+
+def _full(fn, u, a, v, mode):
+    """The cotangent ``u`` of ``fn(a, v, mode)`` padded with zeros to the ``full`` length."""
+    n, m = int(np.size(primal(a))), int(np.size(primal(v)))
+    start = _full_offset(fn, mode, n, m)
+    return np.pad(u, (start, n + m - 1 - start - int(np.size(primal(u)))))
+
+
+def _conv_a(u, a, v, mode="full"):
+    return np.correlate(_full(np.convolve, u, a, v, mode), np.ravel(v), "valid")
+
+
+def _conv_v(u, a, v, mode="full"):
+    return np.correlate(_full(np.convolve, u, a, v, mode), np.ravel(a), "valid")
+
+
+def _corr_a(u, a, v, mode="valid"):  # correlate(a, v) is convolve(a, v[::-1]) in mode full
+    return np.correlate(_full(np.correlate, u, a, v, mode), np.flip(np.ravel(v)), "valid")
+
+
+def _corr_v(u, a, v, mode="valid"):
+    return np.flip(np.correlate(_full(np.correlate, u, a, v, mode), np.ravel(a), "valid"))
+
+
+deflinear_vjp(np.convolve, _conv_a, _conv_v)
+deflinear_vjp(np.correlate, _corr_a, _corr_v)
+
+
+# ------------------------------------------------------------------ FFTs
+
+
+def _shift_adjoint(sign):
+    def adjoint(u, x, axes=None):
+        shape = np.shape(primal(u))
+        axes = tuple(range(len(shape))) if axes is None else tuple(np.atleast_1d(axes).tolist())
+        return np.roll(u, tuple(-sign * (shape[a] // 2) for a in axes), axes)
+
+    return adjoint
+
+
+deflinear_vjp(np.fft.fftshift, _shift_adjoint(1))  # fftshift rolls by n // 2: its adjoint rolls back
+deflinear_vjp(np.fft.ifftshift, _shift_adjoint(-1))
+
+_TO_COMPLEX = ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "rfft2", "rfftn", "ihfft")
+_FROM_COMPLEX = ("irfft", "irfft2", "irfftn", "hfft")
+
+
+def _refused(fn, why):
+    @ReverseCtx.primitive(fn)
+    @native_primitive
+    def primitive(ctx, *args, **kwargs):
+        primals, nodes, found = traced_args(ctx, args)
+        if found or any(isinstance(v, Tagged) and v.tag is ctx._tag for v in kwargs.values()):
+            raise NoRuleError(
+                "%s %s, and reverse mode does not support complex values yet; differentiate with "
+                "ad.ForwardMode()" % (qualified_name(fn), why)
+            )
+        return enclosing_call(ctx._tag, fn, tuple(primals), kwargs)
+
+    return primitive
+
+
+for _name in _TO_COMPLEX:
+    _refused(getattr(np.fft, _name), "makes complex results from real inputs")
+for _name in _FROM_COMPLEX:
+    _refused(getattr(np.fft, _name), "takes complex inputs (a half spectrum)")
