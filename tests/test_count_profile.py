@@ -11,34 +11,9 @@ import pytest
 import context
 from context.ready import lsprof
 from context.ready.counting import CountCtx, ProfiledCountCtx
+from tests.test_count_monitoring import TOML, counts, g, work
 
-TOML = "\n".join('[t%d]\na = %d\nb = "s%d"\nc = [1, 2, 3]\nd = {x = 1, y = "z"}\n' % (i, i, i) for i in range(20))
-
-
-class Foo:
-    def __init__(self, x):
-        self.x = x
-
-    def __eq__(self, other):
-        return True
-
-
-def g(x):
-    return x
-
-
-def work():
-    f = Foo(1)
-    same = f == f
-    sorted([3, 1], key=g)
-    list(map(g, [1]))
-    return [g(i) for i in range(2)], same, "a-b".replace("-", "+")
-
-
-def counts(via, fn, *args):
-    ctx = CountCtx(via=via)
-    out = context.overdub(ctx, fn, *args)
-    return ctx, out
+M = work.__module__  # the shared workload's module, as the counts name its functions
 
 
 # what the profiler cannot see (calls of classes, of builtin types and of callable native objects)
@@ -69,16 +44,16 @@ def test_the_bookkeeping_is_not_counted_and_a_block_counts_its_calls():
     ctx = CountCtx(via="profile")
     with ctx:
         work()
-    expected = {__name__ + ".g": 5, __name__ + ".Foo.__init__": 1, __name__ + ".work": 1,
-                __name__ + ".Foo.__eq__": 1, "list.append": 1, "str.replace": 1, "sorted": 1}
+    expected = {M + ".g": 5, M + ".Foo.__init__": 1, M + ".work": 1,
+                M + ".Foo.__eq__": 1, "list.append": 1, "str.replace": 1, "sorted": 1}
     if sys.version_info < (3, 12):  # comprehensions are functions of their own before 3.12
-        expected[__name__ + ".work.<locals>.<listcomp>"] = 1
+        expected[M + ".work.<locals>.<listcomp>"] = 1
     assert ctx.counts == expected
     context.overdub(ctx, g, 1)  # runs and blocks add up; the top call is not one of its calls
-    assert ctx.counts[__name__ + ".g"] == 5 and ctx.total == sum(expected.values())
+    assert ctx.counts[M + ".g"] == 5 and ctx.total == sum(expected.values())
     with ctx:
         g(1)
-    assert ctx.counts[__name__ + ".g"] == 6
+    assert ctx.counts[M + ".g"] == 6
 
 
 def test_an_active_profiler_is_left_alone_and_the_engine_counts():
@@ -126,4 +101,4 @@ def test_a_monitoring_count_before_does_not_blind_the_profiler():
     the profiler still sees who called what, so the top call stays out of the counts."""
     context.overdub(CountCtx(via="monitoring"), work)
     profiled, _ = counts("profile", work)
-    assert __name__ + ".work" not in profiled.counts and profiled.counts[__name__ + ".g"] == 5
+    assert M + ".work" not in profiled.counts and profiled.counts[M + ".g"] == 5
