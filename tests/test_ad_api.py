@@ -223,9 +223,9 @@ def test_shapes_that_do_not_match():
 
 def test_a_function_with_no_rule_is_named():
     def f(x):
-        return np.fft.fft(x).real.sum()
+        return np.bincount([0, 1, 1, 2], weights=x).sum()
 
-    with pytest.raises(ad.NoRuleError, match="fft"):
+    with pytest.raises(ad.NoRuleError, match="bincount"):
         ad.gradient(f, np.ones(4))
 
 
