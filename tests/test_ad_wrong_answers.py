@@ -209,3 +209,22 @@ def test_values_inside_a_nested_list_of_a_join_keep_their_tangents(join):
     f = lambda x: join([x, [x[0] * x[1], 1.0]])  # was a zero derivative for the nested list's values
     check_grads(f, [x], order=2)
     assert np.any(ad.jacobian(f, x) != 0, axis=-1).sum() >= 3
+
+
+def test_real_and_imag_of_a_complex_number_being_differentiated():
+    # .real gave the whole complex tangent and .imag a zero tangent: wrong answers
+    assert ad.D(lambda t: (t * (1 + 2j)).real, 1.0) == 1.0
+    assert ad.D(lambda t: (t * (1 + 2j)).imag, 1.0) == 2.0
+    assert ad.D(lambda t: (np.complex128(t) * (1 + 2j)).imag, 1.0) == 2.0
+    assert ad.D(lambda t: (t * 3.0).real, 1.0) == 3.0 and ad.D(lambda t: (t * 3.0).imag, 1.0) == 0.0
+
+
+def test_ufuncs_of_lists_and_numpy_scalar_methods():
+    # a list holding values being differentiated crashed inside the ufunc; .squeeze() of a scalar did too
+    assert ad.D(lambda x: np.sum(np.exp([x, 2 * x])), 1.0) == pytest.approx(np.exp(1) + 2 * np.exp(2), rel=1e-15)
+
+    def scalar_methods(x):
+        y = np.sum(np.array([x, 2 * x]))
+        return y.squeeze() * (y.ndim + 1) + y.item()
+
+    assert ad.D(scalar_methods, 1.0) == 6.0

@@ -11,16 +11,23 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+import numpy as np
+
 from context.resolve import declare_engine_code
 from context.tagging import Tagged, dispatch
 from context.tagging.operators import MetadataLossError
-from context.tagging.values import live
+from context.tagging.values import live, primal
 
 declare_engine_code(__file__)
 
 _add, _sub, _mul, _truediv, _pow = operator.add, operator.sub, operator.mul, operator.truediv, operator.pow
 _neg = operator.neg
 _new = object.__new__  # Dual(v, t, m) without the __init__ frame: these operators are the hot path
+
+
+def _is_complex(x):
+    p = primal(x)
+    return isinstance(p, (complex, np.complexfloating))
 
 
 class Dual(Tagged):
@@ -56,12 +63,27 @@ class Dual(Tagged):
 
     # The methods of a float, through the rules (those with none raise NoRuleError naming them).
     @property
-    def real(self) -> Dual:
+    def real(self) -> Any:
+        if _is_complex(self):
+            return dispatch(np.real, (self,))
         return self
 
     @property
-    def imag(self) -> float:
+    def imag(self) -> Any:
+        if _is_complex(self):
+            return dispatch(np.imag, (self,))
         return 0.0
+
+    # NumPy scalars' array attributes, for a value that is one (SciPy calls ``.squeeze()`` on them)
+    ndim = property(lambda self: 0)
+    shape = property(lambda self: ())
+    size = property(lambda self: 1)
+
+    def squeeze(self, *args: Any, **kwargs: Any) -> Any:
+        return dispatch(np.squeeze, (self,) + args, kwargs)
+
+    def item(self) -> Any:
+        return self
 
     def conjugate(self) -> Any:
         return dispatch(float.conjugate, (self,))

@@ -162,6 +162,10 @@ def _jvp_primitive(fn, jvps, elementwise):
             return _into_out(primitive, fn, ctx, args, kwargs)
         args, kwargs = _positional(fn, ctx, args, kwargs)
         primals, tangents, found = _split(ctx, args)
+        if not found and _has_sequence(args):  # np.exp([x, 2 * x]): the list is an array being differentiated
+            args, found = _lists_as_arrays(ctx, args)
+            if found:
+                return primitive(ctx, *args, **kwargs)
         t = ctx._tag
         act = t.activation
         alone = act is None or act.parent is None  # no enclosing context: rule bodies are plain calls
@@ -335,6 +339,13 @@ def _frule_primitive(fn, rule, sequences):
 
     primitive.__qualname__ = primitive.__name__ = "frule of %s" % qualified_name(fn)
     return primitive
+
+
+def _has_sequence(args):
+    for a in args:
+        if type(a) is list or type(a) is tuple:
+            return True
+    return False
 
 
 def _arrays_of_nested(ctx, seq):
