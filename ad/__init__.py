@@ -36,12 +36,15 @@ from .transforms import grad, gradient, hessian, hessian_of, jacfwd, jacobian, v
 from .lazy import LazyHessian, LazyJacobian, lazy_hessian, lazy_jacobian
 
 
-from .rules import vjps, vjps_linalg, vjps_linear, vjps_reductions, vjps_shapes  # noqa: E402,F401  (reverse mode's own rules)
+from .rules import (  # noqa: E402,F401  (reverse mode's own rules)
+    vjps, vjps_decompositions, vjps_linalg, vjps_linear, vjps_reductions, vjps_shapes,
+)
 
 _install_reverse()  # reverse-mode rules derived from the elementwise forward rules, now and later
 
 when_imported("scipy.special", "ad.rules.scipy_special")
 when_imported("scipy.linalg", "ad.rules.scipy_linalg")
+when_imported("scipy.linalg", "ad.rules.vjps_scipy_linalg")
 when_imported("scipy.signal", "ad.rules.scipy_signal")
 
 

@@ -103,12 +103,18 @@ defvjp(np.cumsum, _cumsum_vjp, None)
 # ------------------------------------------------------------------ products
 
 
+def _outer(a, b):
+    """``a[..., None...] * b``: the outer product of arrays of any rank (``np.multiply.outer``,
+    written with a broadcast product, whose rules every mode has)."""
+    return np.reshape(a, np.shape(primal(a)) + (1,) * np.ndim(primal(b))) * b
+
+
 def _dot_a(u, ans, a, b):
     na, nb = np.ndim(primal(a)), np.ndim(primal(b))
     if na == 0 or nb == 0:
         return unbroadcast(u * b, a)
     if nb == 1:
-        return np.multiply.outer(u, b) if na >= 2 else u * b
+        return _outer(u, b) if na >= 2 else u * b
     if na == 1:
         return np.dot(b, u)
     if na == 2 and nb == 2:
@@ -121,7 +127,7 @@ def _dot_b(u, ans, a, b):
     if na == 0 or nb == 0:
         return unbroadcast(u * a, b)
     if na == 1:
-        return np.multiply.outer(a, u) if nb >= 2 else u * a
+        return _outer(a, u) if nb >= 2 else u * a
     if nb == 1:
         return np.dot(np.transpose(a), u)
     if na == 2 and nb == 2:
@@ -237,19 +243,17 @@ def _built(ctx, fn, args, kwargs, parents_of):
     if type(seq) not in (list, tuple):
         primals, nodes, found = split(ctx, args)
         if not found:
-            return fn(*args, **kwargs)
+            return enclosing_call(ctx._tag, fn, tuple(primals), kwargs)
         if fn is np.array or fn is np.asarray:  # an array being differentiated, copied (or not)
-            ans = fn(*primals, **kwargs)
-            if np.ndim(ans) and np.result_type(ans).kind not in "fc":
+            ans = enclosing_call(ctx._tag, fn, tuple(primals), kwargs)
+            if primal(ans).dtype.kind not in "fc":
                 return ans  # an integer or boolean result: no derivative
             return make_traced(ans, ctx._tag, Node(((nodes[0], lambda u: u),)))
         raise NoRuleError("%s of a single array being differentiated has no reverse-mode rule" % fn.__name__)
     primal_seq, found = _parts(ctx, seq)
-    ans = fn(primal_seq, *args[1:], **kwargs)
-    if not found:
-        return ans
-    if np.result_type(ans).kind not in "fc":
-        return ans
+    ans = enclosing_call(ctx._tag, fn, (primal_seq,) + tuple(args[1:]), kwargs)  # (tagged by enclosing derivatives)
+    if not found or primal(ans).dtype.kind not in "fc":
+        return ans  # (an integer or boolean result carries no derivative)
     return make_traced(ans, ctx._tag, Node(tuple(parents_of(primal_seq, found, ans))))
 
 

@@ -1,0 +1,225 @@
+"""Reverse-mode rules for ``numpy.linalg.svd``, ``svdvals``, ``qr`` and ``cond`` (stacks of matrices
+too), and ``singular_value_norm_cotangent`` for the matrix norms ``'nuc'``, 2 and -2.
+
+The transposes of the forward rules (``decompositions.py``), with their conventions: singular
+values distinct (the vectors' cotangents divide by ``s_j^2 - s_i^2``; a tie gives inf/nan) and
+nonzero where ``m != n`` or the vectors are wanted; signs of vectors fixed as NumPy returns them;
+``full_matrices=True`` with ``m != n``: the complement's basis is not rotated within itself.
+``svd(hermitian=True)`` reads the lower triangle. ``qr`` needs the leading ``min(m, n)`` columns
+independent; ``mode='raw'`` raises NoRuleError. ``cond``: ``p`` None, 2, -2 through the extreme
+singular values (distinct); the other ``p`` through ``norm(x) norm(inv(x))`` (ties of the 1- and
+inf-norms: the first column or row, as argmax). Real values only (reverse mode's rule).
+"""
+
+import numpy as np
+
+from context.tagging.values import primal
+
+from ..engine.forward import NOT_DIFFERENTIABLE, NoRuleError
+from ..engine.reverse import defvjp
+from .vjps_linalg import _as_matrix, mT, right_solve, triangle_adjoint, tuple_rule
+
+
+def _shape(x):
+    return np.shape(primal(x))
+
+
+# ------------------------------------------------------------------ svd
+
+
+def _reduced(a, hermitian=False):
+    return np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
+
+
+def _gaps(s):
+    """``1 / (s_j^2 - s_i^2)`` off the diagonal, 0 on it."""
+    eye = np.eye(_shape(s)[-1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (1 - eye) / (s[..., None, :] ** 2 - s[..., :, None] ** 2 + eye)
+
+
+def _s_cotangent(sbar, u, vh):
+    k = _shape(sbar)[-1]
+    return (u[..., :, :k] * sbar[..., None, :]) @ vh[..., :k, :]
+
+
+def _u_cotangent(ubar, u, s, vh):
+    m, k = _shape(u)[-2], _shape(s)[-1]
+    u1, v1t, row = u[..., :, :k], vh[..., :k, :], s[..., None, :]
+    ubar1 = ubar[..., :, :k]
+    b = _gaps(s) * (mT(u1) @ ubar1)
+    g = u1 @ ((b + mT(b)) * row) @ v1t
+    if m > k:
+        g = g + ((ubar1 - u1 @ (mT(u1) @ ubar1)) / row) @ v1t
+        if _shape(u)[-1] > k:  # full_matrices: the complement's columns
+            g = g - u[..., :, k:] @ ((mT(ubar[..., :, k:]) @ u1) / row) @ v1t
+    return g
+
+
+def _vh_cotangent(vhbar, u, s, vh):
+    n, k = _shape(vh)[-1], _shape(s)[-1]
+    u1, v1, col = u[..., :, :k], mT(vh[..., :k, :]), s[..., :, None]
+    vbar = mT(vhbar)
+    vbar1 = vbar[..., :, :k]
+    b = _gaps(s) * (mT(v1) @ vbar1)
+    g = u1 @ (col * (b + mT(b))) @ mT(v1)
+    if n > k:
+        g = g + (u1 / s[..., None, :]) @ mT(vbar1 - v1 @ (mT(v1) @ vbar1))
+        if _shape(vh)[-2] > k:
+            g = g - (u1 / s[..., None, :]) @ (mT(v1) @ vbar[..., :, k:]) @ vh[..., k:, :]
+    return g
+
+
+def _svd_options(args, kwargs):
+    names = ("full_matrices", "compute_uv", "hermitian")
+    opts = dict(zip(names, args))
+    opts.update(kwargs)
+    return opts.get("full_matrices", True), opts.get("compute_uv", True), opts.get("hermitian", False)
+
+
+def _read(g, hermitian):
+    return triangle_adjoint(g, True) if hermitian else g
+
+
+def _svd_part(which):
+    def vjp(u, res, a, *args, **kwargs):
+        _, _, hermitian = _svd_options(args, kwargs)
+        return _read(which(u, res[0], res[1], res[2]), hermitian)
+
+    return vjp
+
+
+def _svdvals_vjp(u, res, a, *args, **kwargs):
+    _, _, hermitian = _svd_options(args, kwargs)
+    uu, _, vh = _reduced(a, hermitian)
+    return _read(_s_cotangent(u, uu, vh), hermitian)
+
+
+def _svd_plan(a, *args, **kwargs):
+    _, compute_uv, _ = _svd_options(args, kwargs)
+    if not compute_uv:
+        return (_svdvals_vjp,)
+    return [(_svd_part(_u_cotangent),),
+            (_svd_part(lambda sbar, u, s, vh: _s_cotangent(sbar, u, vh)),),
+            (_svd_part(_vh_cotangent),)]
+
+
+tuple_rule(np.linalg.svd, _svd_plan)
+tuple_rule(np.linalg.svdvals, lambda a: (_svdvals_vjp,))
+
+
+def singular_value_norm_cotangent(u, x, ord):
+    """The cotangent of ``x`` (stacks of matrices on the last two axes) for the cotangent ``u`` (one per
+    matrix) of its ``ord`` (``'nuc'``, 2, -2) norm: ``u U V^T``, or ``u u_i v_i^T`` for the largest
+    (smallest) singular value. For ``numpy.linalg.norm``'s rule; move the axes there first."""
+    uu, _, vh = _reduced(x)
+    if ord == "nuc":
+        p = uu @ vh
+    elif ord in (2, -2):
+        i = 0 if ord == 2 else -1
+        p = uu[..., :, i, None] * vh[..., None, i, :]
+    else:
+        raise ValueError("singular_value_norm_cotangent: ord must be 'nuc', 2 or -2, not %r" % (ord,))
+    return np.reshape(u, np.shape(primal(u)) + (1, 1)) * p
+
+
+# ------------------------------------------------------------------ qr
+
+
+def _qr_square_part(q, r, qbar, rbar):
+    """The cotangent of ``a = q r`` (``q`` m x n orthonormal columns, ``r`` n x n upper, invertible)."""
+    k = _shape(r)[-1]
+    low = np.tri(k, k=-1)
+    cbar, rest = 0, 0
+    if qbar is not None:
+        b = mT(q) @ qbar
+        cbar = (b - mT(b)) * low - b
+        rest = qbar
+    if rbar is not None:
+        c = rbar @ mT(r)
+        cbar = cbar + c - (c - mT(c)) * low
+    return right_solve(rest + q @ cbar, mT(r))
+
+
+def qr_cotangent(a, q, r, qbar, rbar):
+    """The cotangent of ``a`` for the cotangents ``qbar`` and ``rbar`` (None for none) of its QR
+    factors (reduced or complete ``q``)."""
+    m, n = _shape(a)[-2:]
+    if m < n:  # a = q [r1 r2]: r2 = q^T a2
+        rbar1, rbar2 = (None, None) if rbar is None else (rbar[..., :m], rbar[..., m:])
+        if rbar2 is not None:
+            extra = a[..., m:] @ mT(rbar2)
+            qbar = extra if qbar is None else qbar + extra
+        g1 = _qr_square_part(q, r[..., :m], qbar, rbar1)
+        g2 = np.zeros(_shape(a)[:-2] + (m, n - m)) if rbar2 is None else q @ rbar2
+        return np.concatenate([g1, np.broadcast_to(g2, _shape(g1)[:-1] + (n - m,))], axis=-1)
+    q1, r1 = q[..., :, :n], r[..., :n, :]
+    g = _qr_square_part(q1, r1, None if qbar is None else qbar[..., :, :n], None if rbar is None else rbar[..., :n, :])
+    if qbar is not None and _shape(q)[-1] > n:  # complete: the complement's columns
+        g = g - right_solve(q[..., :, n:] @ (mT(qbar[..., :, n:]) @ q1), mT(r1))
+    return g
+
+
+def _qr_mode(args, kwargs):
+    mode = args[0] if args else kwargs.get("mode", "reduced")
+    if mode not in ("reduced", "complete", "r"):
+        raise NoRuleError("numpy.linalg.qr with mode=%r has no reverse-mode rule; use 'reduced', 'complete' or 'r'"
+                          % (mode,))
+    return mode
+
+
+def _qr_q(u, res, a, *args, **kwargs):
+    return qr_cotangent(a, res[0], res[1], u, None)
+
+
+def _qr_r(u, res, a, *args, **kwargs):
+    if _qr_mode(args, kwargs) == "r":
+        return qr_cotangent(a, np.linalg.qr(a)[0], res, None, u)
+    return qr_cotangent(a, res[0], res[1], None, u)
+
+
+def _qr_plan(a, *args, **kwargs):
+    if _qr_mode(args, kwargs) == "r":
+        return (_qr_r,)
+    return [(_qr_q,), (_qr_r,)]
+
+
+tuple_rule(np.linalg.qr, _qr_plan)
+
+
+# ------------------------------------------------------------------ cond
+
+
+def _norm_cotangent(x, p):
+    """The cotangent of ``norm(x, p)`` (``'fro'``, ``'nuc'``, 1, -1, inf, -inf; per matrix) for 1."""
+    if p == "fro":
+        return x / _as_matrix(np.linalg.norm(x, "fro", axis=(-2, -1)), _shape(x)[:-2])
+    if p == "nuc":
+        uu, _, vh = np.linalg.svd(x, full_matrices=False)
+        return uu @ vh
+    axis = -2 if p in (1, -1) else -1  # 1: the largest column sum; inf: the largest row sum
+    sums = np.sum(np.abs(primal(x)), axis=axis)
+    pick = np.argmax(sums, axis=-1) if p in (1, np.inf) else np.argmin(sums, axis=-1)
+    mask = (np.arange(np.shape(sums)[-1]) == pick[..., None]).astype(float)
+    return np.sign(x) * np.expand_dims(mask, axis)
+
+
+def _cond_vjp(u, ans, x, p=None):
+    lead_shape = _shape(x)[:-2]
+    if p is None or (not isinstance(p, str) and p in (2, -2)):
+        uu, s, vh = np.linalg.svd(x, full_matrices=False)
+        hi, lo = s[..., 0], s[..., -1]
+        dhi = uu[..., :, :1] @ vh[..., :1, :]
+        dlo = uu[..., :, -1:] @ vh[..., -1:, :]
+        if p == -2:
+            hi, lo, dhi, dlo = lo, hi, dlo, dhi
+        return _as_matrix(u / lo, lead_shape) * dhi - _as_matrix(u * hi / (lo * lo), lead_shape) * dlo
+    if not (p in ("fro", "nuc") or p in (1, -1, np.inf, -np.inf)):
+        raise NoRuleError("numpy.linalg.cond with p=%r has no reverse-mode rule" % (p,))
+    b = np.linalg.inv(x)
+    nx, nb = np.linalg.norm(x, p, axis=(-2, -1)), np.linalg.norm(b, p, axis=(-2, -1))
+    gx, gb = _norm_cotangent(x, p), _norm_cotangent(b, p)
+    return _as_matrix(u * nb, lead_shape) * gx - _as_matrix(u * nx, lead_shape) * (mT(b) @ gb @ mT(b))
+
+
+defvjp(np.linalg.cond, _cond_vjp, NOT_DIFFERENTIABLE)
