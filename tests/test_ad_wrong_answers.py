@@ -228,3 +228,16 @@ def test_ufuncs_of_lists_and_numpy_scalar_methods():
         return y.squeeze() * (y.ndim + 1) + y.item()
 
     assert ad.D(scalar_methods, 1.0) == 6.0
+
+
+@pytest.mark.parametrize("backend", [ad.ForwardMode(), ad.ReverseMode()])
+def test_copy_and_deepcopy_of_values_being_differentiated(backend):
+    import copy
+
+    def f(x):
+        y = x * 2.0
+        return copy.copy(y) + copy.deepcopy(y) + copy.deepcopy(y[0]) + copy.copy(y[1])
+
+    np.testing.assert_array_equal(ad.jacobian(f, np.ones(2), backend=backend), [[6.0, 2.0], [2.0, 6.0]])
+    # a deep copy of a structure holding them (it used to pickle the tag, and with it a frame)
+    assert ad.gradient(lambda t: copy.deepcopy([t, {"a": t * t}])[1]["a"], 3.0, backend=backend) == 6.0

@@ -85,6 +85,12 @@ class Dual(Tagged):
     def item(self) -> Any:
         return self
 
+    def __copy__(self) -> Dual:
+        return self  # numbers are immutable, as copy.copy(1.5) is 1.5
+
+    def __deepcopy__(self, memo: Any) -> Dual:
+        return self
+
     def conjugate(self) -> Any:
         return dispatch(float.conjugate, (self,))
 

@@ -211,6 +211,12 @@ class DualArray(Dual):
     def copy(self, order: str = "C") -> Any:
         return dispatch(np.copy, (self, order))
 
+    def __copy__(self) -> Any:
+        return dispatch(np.copy, (self,))
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return dispatch(np.copy, (self,))
+
     def conj(self) -> Any:
         return dispatch(np.conjugate, (self,))
 

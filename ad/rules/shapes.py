@@ -24,7 +24,7 @@ from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 from context.tagging import dispatch, native_primitive
 from context.tagging.values import primal
 
-from ..engine.forward import ForwardCtx, NoRuleError, frule
+from ..engine.forward import ForwardCtx, NoRuleError, defjvp, frule
 from .tangents import chunk_shape, lead, shape_of, shift_axis
 
 ndarray = np.ndarray
@@ -259,6 +259,23 @@ def _imag(primals, tangents):
 def _copy(primals, tangents, **kwargs):
     x, g, opts = bind(np.copy, ("a", "order", "subok"), primals, tangents, kwargs)
     return np.copy(x, **opts), np.copy(g, order=opts.get("order", "K"))
+
+
+@frule(np.ndarray.__copy__)
+def _copy_special(primals, tangents):
+    """``copy.copy(a)`` of an array (the copy module calls ``ndarray.__copy__``)."""
+    return np.copy(primals[0]), np.copy(tangents[0])
+
+
+@frule(np.ndarray.__deepcopy__)
+def _deepcopy_special(primals, tangents):
+    """``copy.deepcopy(a)`` of a float or complex array: a copy of the value and of the tangent."""
+    return np.copy(primals[0]), np.copy(tangents[0])
+
+
+# copies of NumPy scalars: the same number (copy.copy sees np.float64's methods for a scalar's)
+defjvp(np.generic.__copy__, lambda g, ans, x: g)
+defjvp(np.generic.__deepcopy__, lambda g, ans, x, memo: g, None)
 
 
 def _as_array(fn, names):

@@ -187,6 +187,8 @@ def _transpose_vjp(u, ans, a, axes=None):
 
 defvjp(np.transpose, _transpose_vjp, None)
 defvjp(np.copy, lambda u, ans, a, *args, **kwargs: u, None)
+defvjp(np.ndarray.__copy__, lambda u, ans, a: u)
+defvjp(np.ndarray.__deepcopy__, lambda u, ans, a, memo: u, None)
 defvjp(np.swapaxes, lambda u, ans, a, i, j: np.swapaxes(u, i, j), None, None)
 
 

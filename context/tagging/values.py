@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from ..base import Context
@@ -58,6 +59,16 @@ class Tagged:
 
     def __format__(self, spec):
         return format(primal(self), spec)
+
+    def __copy__(self):
+        """A copy of the value with the same tag and metadata (``copy.copy``)."""
+        return type(self)(copy.copy(self.value), self.tag, self.meta)
+
+    def __deepcopy__(self, memo):
+        """A deep copy of the value with the same tag and metadata: the tag (and through it the
+        running context) is never copied, and the metadata is shared, as for any value a deep
+        copy reaches that stands for something outside the copied structure."""
+        return type(self)(copy.deepcopy(self.value, memo), self.tag, self.meta)
 
     def __bool__(self):
         return bool(primal(self))
