@@ -28,7 +28,9 @@ from context.tagging.values import primal
 from ..engine.forward import NOT_DIFFERENTIABLE, NoRuleError
 from ..engine.reverse import ReverseCtx, defvjp, vjp_primitive
 from .pullbacks import from_vjp, unbroadcast
-from .scipy_linalg import _by_blocks, _perm_matrix, _read, _trans
+from .scipy_linalg_common import _perm_matrix, _read
+from .scipy_linalg_functions import _by_blocks
+from .scipy_linalg_solvers import _trans
 from .vjps_linalg import (
     _eigvals_cotangent, _eigvecs_cotangent, cholesky_adjoint, inv_transposed, mT, right_solve, triangle_adjoint,
     tuple_rule,
