@@ -1,0 +1,167 @@
+"""Reverse-mode rules for choosing and assembling values: ``np.select``, ``np.piecewise``,
+``np.block``; and clear refusals for the writes ``np.copyto``, ``np.putmask``, ``np.place``.
+
+Conventions are the forward rules' (``layout.py``, ``indexing.py``): ``select`` sends each
+element's cotangent to the choice the first true condition picks (to ``default`` where none
+is true), summed back over broadcast axes; ``piecewise`` runs each function on the elements its
+condition selects (a later condition overrides an earlier one, as NumPy writes them in order)
+and sends them their cotangents; ``block`` gives each block its part. Conditions are constants.
+Raise NoRuleError: a condition carrying a derivative; ``copyto``/``putmask``/``place`` with a
+value being differentiated as source or destination (reverse mode does not record writes:
+build a new array with ``np.where`` instead, or use ``ad.ForwardMode()``).
+"""
+
+import numpy as np
+
+from context.base import Context
+from context.tagging import enclosing_call, native_primitive
+from context.tagging.dispatch import qualified_name
+from context.tagging.values import primal
+
+from ..engine import reverse_writes
+from ..engine.forward import NoRuleError
+from ..engine.reverse import Node, ReverseCtx, make_traced, split
+from .pullbacks import unbroadcast
+from .vjps_numeric import arrayed
+from .vjps_scalars import _Pull
+from .vjps_shapes import _mine, as_arg
+
+
+def _float(ans):
+    return np.result_type(primal(ans)).kind == "f"
+
+
+# ------------------------------------------------------------------ select
+
+
+def _masked(u, mask, x):
+    return unbroadcast(np.where(mask, u, 0.0), x)
+
+
+@ReverseCtx.primitive(np.select)
+@native_primitive
+def _select(ctx, condlist, choicelist, default=0):
+    t = ctx._tag
+    if _mine(ctx, condlist):
+        raise NoRuleError("numpy.select: the conditions must be constants")
+    primals, nodes, found = split(ctx, [arrayed(ctx, c) for c in choicelist] + [arrayed(ctx, default)])
+    ans = enclosing_call(t, np.select, (condlist, primals[:-1], primals[-1]))
+    if not found or not _float(ans):
+        return ans
+    shape = np.shape(ans)
+    taken, masks = np.zeros(shape, dtype=bool), []
+    for c in condlist:  # the first true condition picks
+        c = np.broadcast_to(np.asarray(primal(c), dtype=bool), shape)
+        masks.append(c & ~taken)
+        taken = taken | c
+    masks.append(~taken)
+    return make_traced(ans, t, Node(tuple((n, _Pull(_masked, m, x)) for n, m, x in zip(nodes, masks, primals)
+                                          if n is not None)))
+
+
+# ------------------------------------------------------------------ piecewise
+
+
+def _conditions(px, condlist, n2):
+    """``condlist`` as ``np.piecewise`` reads it: a boolean array, the "otherwise" one added."""
+    if np.isscalar(condlist) or (not isinstance(condlist[0], (list, np.ndarray)) and px.ndim != 0):
+        condlist = [condlist]
+    conds = np.asarray(condlist, dtype=bool)
+    n = len(conds)
+    if n == n2 - 1:
+        conds = np.concatenate([conds, ~np.any(conds, axis=0, keepdims=True)], axis=0)
+    elif n != n2:
+        raise ValueError("with {} condition(s), either {} or {} functions are expected".format(n, n, n + 1))
+    return conds
+
+
+def _pieces(x, conds, funclist, args, kw):
+    """``np.piecewise`` as a gather: the pieces' values joined, each element taking its own (or 0)."""
+    shape = np.shape(primal(x))
+    owner = np.full(shape, -1)
+    for i, c in enumerate(conds):
+        owner[c] = i
+    parts, index, offset = [np.zeros(1)], np.zeros(shape, dtype=np.intp), 1
+    for i, (c, func) in enumerate(zip(conds, funclist)):
+        count = int(np.count_nonzero(c))
+        if not count:
+            continue
+        values = func(x[c], *args, **kw) if callable(func) else func
+        mine = owner == i
+        if not np.any(mine):
+            continue
+        parts.append(np.ravel(np.broadcast_to(values, (count,))))
+        index = np.where(mine, offset + np.reshape(np.cumsum(np.ravel(c)) - 1, shape), index)
+        offset += count
+    return np.reshape(np.take(np.concatenate(parts), np.ravel(index)), shape)
+
+
+@ReverseCtx.primitive(np.piecewise)
+@native_primitive
+def _piecewise(ctx, x, condlist, funclist, *args, **kw):
+    x = arrayed(ctx, x)
+    if _mine(ctx, condlist):
+        raise NoRuleError("numpy.piecewise: the conditions must be constants (booleans)")
+    if not _mine(ctx, x, 0):
+        return enclosing_call(ctx._tag, np.piecewise, (x, condlist, funclist) + args, kw)
+    if not isinstance(primal(x), np.ndarray):
+        x = Context.overdub(ctx, np.asarray, x)  # as NumPy does: a number becomes a 0-d array
+    conds = _conditions(np.asarray(primal(x)), condlist, len(funclist))
+    return Context.overdub(ctx, _pieces, x, conds, funclist, args, kw)
+
+
+# ------------------------------------------------------------------ block
+
+
+def _mapped(obj, fn, counter):
+    """Nested lists ``obj`` with each leaf ``v`` replaced by ``fn(k, v)`` (``k``: its number, in order)."""
+    if type(obj) is list:
+        return [_mapped(o, fn, counter) for o in obj]
+    counter[0] += 1
+    return fn(counter[0] - 1, obj)
+
+
+def _gathered(u, index, x):
+    return as_arg(np.take(np.ravel(u), index), x)
+
+
+@ReverseCtx.primitive(np.block)
+@native_primitive
+def _block(ctx, arrays):
+    t = ctx._tag
+    leaves = []
+    primals = _mapped(arrays, lambda k, v: leaves.append(v) or (v.value if _mine(ctx, v, 0) else v), [0])
+    ans = enclosing_call(t, np.block, (primals,))
+    if not any(_mine(ctx, v, 0) for v in leaves) or not _float(ans):
+        return ans
+    shapes = [np.shape(primal(v.value if _mine(ctx, v, 0) else v)) for v in leaves]
+    starts = np.cumsum([0] + [int(np.prod(s)) for s in shapes]).tolist()
+    ids = np.block(_mapped(primals, lambda k, v: np.reshape(np.arange(starts[k], starts[k + 1]), shapes[k]), [0]))
+    where = np.empty(starts[-1], dtype=np.intp)
+    where[np.ravel(ids)] = np.arange(np.size(ids))  # each element of each block: its position in the result
+    parents = [(v.meta, _Pull(_gathered, where[starts[k]:starts[k + 1]], v.value)) for k, v in enumerate(leaves)
+               if _mine(ctx, v, 0)]
+    return make_traced(ans, t, Node(tuple(parents)))
+
+
+# ------------------------------------------------------------------ writes
+
+
+def _write(fn):
+    @ReverseCtx.primitive(fn)
+    @native_primitive
+    def primitive(ctx, *args, **kwargs):
+        if _mine(ctx, args + tuple(kwargs.values())):
+            raise NoRuleError(
+                "%s writes into an array, and a value being differentiated is its source or destination; reverse "
+                "mode does not record writes: build a new array instead (np.where(mask, values, a)), or use "
+                "ad.ForwardMode()" % qualified_name(fn))
+        target = args[0] if args else next((kwargs[k] for k in ("dst", "a", "arr") if k in kwargs), None)
+        reverse_writes.before_write(ctx, target)  # constants: the tape's saved arrays keep their values
+        return enclosing_call(ctx._tag, fn, args, kwargs)
+
+    return primitive
+
+
+for _fn in (np.copyto, np.putmask, np.place):
+    _write(_fn)
