@@ -241,3 +241,11 @@ def test_copy_and_deepcopy_of_values_being_differentiated(backend):
     np.testing.assert_array_equal(ad.jacobian(f, np.ones(2), backend=backend), [[6.0, 2.0], [2.0, 6.0]])
     # a deep copy of a structure holding them (it used to pickle the tag, and with it a frame)
     assert ad.gradient(lambda t: copy.deepcopy([t, {"a": t * t}])[1]["a"], 3.0, backend=backend) == 6.0
+
+
+def test_a_list_argument_holding_values_being_differentiated_beside_another_such_argument():
+    # np.polyval([p, 2.0, p * x], x): the list was left as a list of Duals when x carried a tangent too
+    for backend in (ad.ForwardMode(), ad.ReverseMode()):
+        g = ad.grad(lambda p, x: np.polyval([p, 2.0, p * x], x), (0, 1), backend=backend)(0.3, 1.2)
+        assert g == (pytest.approx(1.2 ** 2 + 1.2), pytest.approx(2 * 0.3 * 1.2 + 2.0 + 0.3))
+    check_grads(lambda v: np.polyval([v[0], 2.0], v[1]), [np.array([0.3, 1.2])])

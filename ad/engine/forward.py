@@ -319,6 +319,10 @@ def _frule_primitive(fn, rule, sequences):
         if "out" in kwargs:
             return _into_out(primitive, fn, ctx, args, kwargs)
         args, kwargs = _positional(fn, ctx, args, kwargs)
+        if numpy_function and _has_sequence(args):
+            # lists holding values being differentiated become arrays (np.polyval([p, 2.0], x)), where
+            # NumPy would make object arrays of them; the sequence arguments' parts stay parts
+            args = _lists_as_arrays(ctx, args, sequences)[0]
         primals, tangents, found = _split(ctx, args)
         for i in sequences:
             if i < len(args):
@@ -328,10 +332,6 @@ def _frule_primitive(fn, rule, sequences):
                 primals[i], tangents[i], inner = _split(ctx, seq)
                 found = found or inner
         t = ctx._tag
-        if not found and numpy_function:
-            args, found = _lists_as_arrays(ctx, args)
-            if found:
-                return primitive(ctx, *args, **kwargs)
         if not found:
             return enclosing_call(t, fn, tuple(args), kwargs)
         out, tangent = enclosing_call(t, rule, (tuple(primals), tuple(tangents)), kwargs)
@@ -360,15 +360,15 @@ def _arrays_of_nested(ctx, seq):
     return out
 
 
-def _lists_as_arrays(ctx, args):
+def _lists_as_arrays(ctx, args, skip=()):
     """``args`` with each list or tuple holding values of ``ctx`` made an array by ``ctx``'s rule
     for ``np.array`` (``np.std([x, y])``: NumPy would make an object array of them), and
-    whether there was one."""
+    whether there was one. Positions in ``skip`` are left as they are."""
     t = ctx._tag
     found = False
     out = []
-    for a in args:
-        if type(a) in (list, tuple) and any(isinstance(e, Tagged) and e.tag is t for e in _flat(a)):
+    for i, a in enumerate(args):
+        if i not in skip and type(a) in (list, tuple) and any(isinstance(e, Tagged) and e.tag is t for e in _flat(a)):
             a = Context.overdub(ctx, np.array, a)
             found = True
         out.append(a)
