@@ -249,3 +249,18 @@ def test_a_list_argument_holding_values_being_differentiated_beside_another_such
         g = ad.grad(lambda p, x: np.polyval([p, 2.0, p * x], x), (0, 1), backend=backend)(0.3, 1.2)
         assert g == (pytest.approx(1.2 ** 2 + 1.2), pytest.approx(2 * 0.3 * 1.2 + 2.0 + 0.3))
     check_grads(lambda v: np.polyval([v[0], 2.0], v[1]), [np.array([0.3, 1.2])])
+
+
+@pytest.mark.skipif("descending" not in __import__("inspect").signature(np.sort).parameters,
+                    reason="np.sort(descending=) is new in NumPy 2.5")
+def test_sort_descending_follows_the_descending_order():
+    # the rule used the ascending order: a wrong Jacobian
+    J = ad.jacobian(lambda v: np.sort(v, descending=True), np.array([3.0, 1.0, 2.0, 1.0]))
+    np.testing.assert_array_equal(J, [[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1]])
+    check_grads(lambda v: np.sort(v, descending=True) * np.arange(4.0), [np.array([3.0, 1.0, 2.0, 0.5])])
+
+
+@pytest.mark.parametrize("backend", [ad.ForwardMode(), ad.ReverseMode()])
+def test_numpy_scalar_methods_of_a_number_being_differentiated(backend):
+    f = lambda x: np.sum(x).sum() * np.max(x).squeeze() + np.sum(x).ndim + np.mean(x).item()
+    np.testing.assert_allclose(ad.gradient(f, np.array([1.0, 2.0]), backend=backend), [2.5, 5.5])

@@ -30,7 +30,31 @@ def _is_complex(x):
     return isinstance(p, (complex, np.complexfloating))
 
 
-class Dual(Tagged):
+def _scalar_method(fn):
+    def method(self, *args: Any, **kwargs: Any) -> Any:
+        return dispatch(fn, (self,) + args, kwargs)
+
+    method.__name__ = fn.__name__
+    method.__doc__ = "``np.%s`` of this number, differentiated." % fn.__name__
+    return method
+
+
+class ScalarArrayMethods:
+    """The array attributes and methods of a NumPy scalar, for a number being differentiated
+    whose value may be one (``np.sum(x).sum()``; SciPy calls ``.squeeze()``): each the NumPy
+    function of the same name, through the rules. Shared by forward and reverse mode."""
+
+    __slots__ = ()
+    ndim = property(lambda self: 0)
+    shape = property(lambda self: ())
+    size = property(lambda self: 1)
+
+
+for _fn in (np.squeeze, np.sum, np.mean, np.prod, np.max, np.min, np.ravel, np.reshape, np.round, np.any, np.all):
+    setattr(ScalarArrayMethods, _fn.__name__, _scalar_method(_fn))
+
+
+class Dual(ScalarArrayMethods, Tagged):
     """A primal ``value`` with tangent ``meta`` for the context of ``tag``."""
 
     __slots__ = ()
@@ -73,14 +97,6 @@ class Dual(Tagged):
         if _is_complex(self):
             return dispatch(np.imag, (self,))
         return 0.0
-
-    # NumPy scalars' array attributes, for a value that is one (SciPy calls ``.squeeze()`` on them)
-    ndim = property(lambda self: 0)
-    shape = property(lambda self: ())
-    size = property(lambda self: 1)
-
-    def squeeze(self, *args: Any, **kwargs: Any) -> Any:
-        return dispatch(np.squeeze, (self,) + args, kwargs)
 
     def item(self) -> Any:
         return self

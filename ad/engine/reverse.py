@@ -33,6 +33,7 @@ from context.tagging.dispatch import qualified_name
 from context.tagging.values import live
 
 from . import reverse_writes
+from .dual import ScalarArrayMethods
 from .dual_array import DualArray, is_array
 from .forward import JVP_RULES, NOT_DIFFERENTIABLE, ON_DEFJVP, ZERO, NoRuleError
 
@@ -57,10 +58,13 @@ class Node:
         self.serial = next(_serials)
 
 
-class Traced(Tagged):
+class Traced(ScalarArrayMethods, Tagged):
     """A number being differentiated in reverse mode (primal ``value``, tape node ``meta``)."""
 
     __slots__ = ()
+
+    def item(self) -> Traced:
+        return self
 
 
 class TracedArray(DualArray):

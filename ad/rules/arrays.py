@@ -109,12 +109,14 @@ def _sort(primals, tangents, **kwargs):
         raise NoRuleError("numpy.sort: only the array may carry a derivative; make the other arguments constants")
     out = np.sort(*primals, **kwargs)
     axis = primals[1] if len(primals) > 1 else kwargs.get("axis", -1)
+    # stable in both directions; NumPy 2.5's descending order takes keywords, not kind=
+    order = {"stable": True, "descending": True} if kwargs.get("descending") else {"kind": "stable"}
     shape = np.shape(a)
     if axis is None:
-        key = np.unravel_index(np.argsort(a, axis=None, kind="stable"), shape)
+        key = np.unravel_index(np.argsort(a, axis=None, **order), shape)
     else:
         key = list(np.indices(shape, sparse=True))
-        key[axis] = np.argsort(a, axis=axis, kind="stable")
+        key[axis] = np.argsort(a, axis=axis, **order)
     return out, g[lead_axes(lead(g, a)) + tuple(key)]
 
 
