@@ -1,0 +1,103 @@
+"""Every function with a forward rule has a reverse rule, or is listed here with the reason it has none.
+
+A function that gains a forward rule and no reverse rule fails this test until one is written or
+it is listed below; a listed function that gains a reverse rule fails it until it is taken off.
+(Zero-derivative forward rules need no reverse rule: their results carry no derivative.)
+"""
+
+import importlib
+
+import ad
+from ad.engine.forward import JVP_RULES
+
+for _module in ("scipy.special", "scipy.linalg", "scipy.signal"):  # their rules register on import
+    try:
+        importlib.import_module(_module)
+    except ImportError:
+        pass
+
+HELPERS = "a helper called only inside forward rules"
+COMPLEX = "its values are complex, which reverse mode refuses"
+REFUSED = "refused in forward mode too"
+WRITE = "a write into an array, which reverse mode refuses"
+PENDING = "not written yet: NoRuleError in reverse mode"
+
+FORWARD_ONLY = {
+    "ad.rules.indexing.scattered_sum": HELPERS,
+    "ad.rules.layout._broadcast": HELPERS,
+    "ad.rules.layout._selected": HELPERS,
+    "ad.rules.number_types._replaced_nonfinite": HELPERS,
+    "ad.rules.reductions._weighted_average": HELPERS,
+    "ad.rules.shapes._pieces": HELPERS,
+    "cmath.polar": COMPLEX,
+    "cmath.rect": COMPLEX,
+    "numpy.linalg.eig": COMPLEX,
+    "numpy.linalg.eigvals": COMPLEX,
+    "scipy.linalg._decomp.eig": COMPLEX,
+    "scipy.linalg._decomp.eigvals": COMPLEX,
+    "ufunc.ufunc.at": WRITE,
+    "scipy.linalg._basic.lstsq": REFUSED,
+    "scipy.linalg._decomp.hessenberg": REFUSED,
+    "scipy.linalg._decomp_cholesky.cho_solve_banded": REFUSED,
+    "scipy.linalg._decomp_cholesky.cholesky_banded": REFUSED,
+    "scipy.linalg._decomp_ldl.ldl": REFUSED,
+    "scipy.linalg._decomp_schur.schur": REFUSED,
+    "scipy.linalg._expm_frechet.expm_frechet": REFUSED,
+    "scipy.linalg._matfuncs.fractional_matrix_power": REFUSED,
+    "scipy.linalg._matfuncs.funm": REFUSED,
+    "scipy.linalg._matfuncs.signm": REFUSED,
+    "numpy.divmod": PENDING,
+    "numpy.frexp": PENDING,
+    "numpy.modf": PENDING,
+    "numpy.linalg.tensorinv": PENDING,
+    "numpy.linalg.tensorsolve": PENDING,
+    "scipy.linalg._basic.pinv": PENDING,
+    "scipy.linalg._basic.pinvh": PENDING,
+    "scipy.linalg._basic.solve_banded": PENDING,
+    "scipy.linalg._basic.solveh_banded": PENDING,
+    "scipy.linalg._decomp_lu.lu": PENDING,
+    "scipy.linalg._decomp_polar.polar": PENDING,
+    "scipy.linalg._decomp_qr.qr": PENDING,
+    "scipy.linalg._decomp_svd.svd": PENDING,
+    "scipy.linalg._decomp_svd.svdvals": PENDING,
+    "scipy.linalg._special_matrices.circulant": PENDING,
+    "scipy.linalg._special_matrices.hankel": PENDING,
+    "scipy.linalg._special_matrices.leslie": PENDING,
+    "scipy.linalg._special_matrices.toeplitz": PENDING,
+    "scipy.signal._signaltools.convolve": PENDING,
+    "scipy.signal._signaltools.convolve2d": PENDING,
+    "scipy.signal._signaltools.correlate": PENDING,
+    "scipy.signal._signaltools.correlate2d": PENDING,
+    "scipy.signal._signaltools.fftconvolve": PENDING,
+    "scipy.signal._signaltools.oaconvolve": PENDING,
+}
+
+
+def _name(fn):
+    module = getattr(fn, "__module__", None) or getattr(getattr(fn, "__objclass__", None), "__name__", "?")
+    return "%s.%s" % (module, getattr(fn, "__qualname__", repr(fn)))
+
+
+def _forward_only():
+    forward, reverse = ad.ForwardCtx._own_primitives, ad.ReverseCtx._own_primitives
+    found = {}
+    for key, (fn, _) in forward.items():
+        rule = JVP_RULES.get(key)
+        if key in reverse or (rule is not None and all(j is ad.ZERO for j in rule[1])):
+            continue
+        found[_name(fn)] = fn
+    return found
+
+
+def test_every_forward_rule_has_a_reverse_rule_or_a_reason():
+    found = _forward_only()
+    unexplained = sorted(set(found) - set(FORWARD_ONLY))
+    assert not unexplained, "forward rules without a reverse rule, and no reason given: %s" % unexplained
+
+
+def test_the_list_names_no_function_that_has_a_reverse_rule_now():
+    registered = {_name(fn) for fn, _ in ad.ForwardCtx._own_primitives.values()}
+    found = _forward_only()
+    stale = sorted(name for name in FORWARD_ONLY if name in registered and name not in found)
+    assert not stale, "these have a reverse rule now; take them off the list: %s" % stale
+
