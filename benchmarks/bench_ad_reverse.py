@@ -2,8 +2,10 @@
 
 The vectorised function is ``sum(tanh(x) exp(-x^2 / 2)) + sum(x^2) / (1 + sum(x x))``, written
 once against a NumPy-like module (NumPy for `ad`, `autograd.numpy`, `jax.numpy`). The loop is
-the chained Rosenbrock sum over ``x[i]``, one scalar at a time. Goal: reverse mode at most
-autograd's time, and flat in n as a multiple of the primal on the vectorised function.
+the chained Rosenbrock sum over ``x[i]``, one scalar at a time; and the Lotka-Volterra RK4 loss
+of ``bench_ad_scalar`` (plain Python floats and lists) with respect to its 4 parameters. Goal:
+reverse mode at most autograd's time, and flat in n as a multiple of the primal on the
+vectorised function.
 Before timing, every gradient must agree with forward mode's to 1e-10. The last rows give the
 time and peak traced memory of the gradient of a 100,000-step scalar loop with and without
 ``ad.checkpoint`` over blocks of 1,000 steps (the same gradient, bit for bit). ``--quick`` stops
@@ -19,6 +21,7 @@ import numpy as np
 
 import ad
 from _harness import compare, fmt_time, load_jax, optional, ratio_row, row
+from bench_ad_scalar import loss as lv_loss
 
 R = ad.ReverseMode()
 
@@ -124,4 +127,6 @@ def run(quick):
     for n in (10, 100) + (() if quick else (1_000,)):
         x = np.random.default_rng(n).uniform(-1.5, 1.5, n)
         rows += _rows(f"loop over x[i], n = {n:,}", rosenbrock, lambda xp: rosenbrock, x, quick, autograd, None)
+    rows += _rows("Lotka-Volterra RK4 loss (1,000 steps), its 4 parameters", lv_loss, lambda xp: lv_loss,
+                  [1.5, 1.0, 3.0, 1.0], quick, autograd, None)
     return rows + checkpoint_rows(quick)
