@@ -12,6 +12,7 @@ import pytest
 
 import ad
 from ad.testing import check_grads
+from tests.ad_rule_checks import fd_jacobian
 
 rng = np.random.default_rng(2)
 MODES = ["full", "same", "valid"]
@@ -23,16 +24,6 @@ def R(*shape):
 
 def C(*shape):
     return rng.normal(size=shape) + 1j * rng.normal(size=shape)
-
-
-def fd_jacobian(f, x, h=1e-6):
-    cols = []
-    for i in range(x.size):
-        e = np.zeros(x.size)
-        e[i] = h
-        e = e.reshape(x.shape)
-        cols.append((np.asarray(f(x + e)) - np.asarray(f(x - e))) / (2 * h))
-    return np.stack(cols, axis=-1).reshape(np.shape(f(x)) + x.shape)
 
 
 def check_pair(f, a, v):

@@ -11,6 +11,7 @@ import pytest
 
 import ad
 from ad.testing import check_grads
+from tests.ad_rule_checks import fd_jacobian
 
 # fftn(x, s=...) without axes= is deprecated in NumPy 2 but still means the last len(s) axes: tested too
 pytestmark = pytest.mark.filterwarnings("ignore:`axes` should not be `None`:DeprecationWarning")
@@ -24,16 +25,6 @@ T = rng.normal(size=(3, 4, 5))
 
 def cplx(x):
     return x + 1j * rng.normal(size=np.shape(x))
-
-
-def fd_jacobian(f, x, h=1e-6):
-    cols = []
-    for i in range(x.size):
-        e = np.zeros(x.size)
-        e[i] = h
-        e = e.reshape(x.shape)
-        cols.append((np.asarray(f(x + e)) - np.asarray(f(x - e))) / (2 * h))
-    return np.stack(cols, axis=-1).reshape(np.shape(f(x)) + x.shape)
 
 
 # (function, input, options, accepts complex input)
