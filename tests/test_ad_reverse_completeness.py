@@ -78,6 +78,12 @@ def _name(fn):
     return "%s.%s" % (module, getattr(fn, "__qualname__", repr(fn)))
 
 
+# the rule tables' functions: NumPy's, SciPy's, the standard library's and ad's own (not the rules
+# that tests and documentation register for functions of their own)
+TABLES = ("numpy", "scipy", "math", "cmath", "_operator", "operator", "builtins", "ad.", "ufunc", "float", "generic",
+          "ndarray")
+
+
 def _forward_only():
     forward, reverse = ad.ForwardCtx._own_primitives, ad.ReverseCtx._own_primitives
     found = {}
@@ -85,7 +91,9 @@ def _forward_only():
         rule = JVP_RULES.get(key)
         if key in reverse or (rule is not None and all(j is ad.ZERO for j in rule[1])):
             continue
-        found[_name(fn)] = fn
+        name = _name(fn)
+        if name.startswith(TABLES):
+            found[name] = fn
     return found
 
 
