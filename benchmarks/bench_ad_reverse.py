@@ -6,7 +6,9 @@ the chained Rosenbrock sum over ``x[i]``, one scalar at a time; and the Lotka-Vo
 of ``bench_ad_scalar`` (plain Python floats and lists) with respect to its 4 parameters. Goal:
 reverse mode at most autograd's time, and flat in n as a multiple of the primal on the
 vectorised function.
-Before timing, every gradient must agree with forward mode's to 1e-10. The last rows give the
+Before timing, every gradient must agree with forward mode's to 1e-10. A Hessian-vector product
+of the vectorised function at n = 10,000 (forward over reverse) is timed against the reverse
+gradient (goal: at most 3x). The last rows give the
 time and peak traced memory of the gradient of a 100,000-step scalar loop with and without
 ``ad.checkpoint`` over blocks of 1,000 steps (the same gradient, bit for bit). ``--quick`` stops
 at n = 10,000 and 100, runs fewer rounds and 10,000 steps.
@@ -80,6 +82,23 @@ def _rows(label, f, xp_f, x, quick, autograd, jax, forward=True):
     return rows
 
 
+def hvp_rows(quick):
+    """A Hessian-vector product, forward over reverse, against the reverse gradient (goal: at most 3x)."""
+    n = 10_000
+    rng = np.random.default_rng(5)
+    x, v = rng.uniform(-1.5, 1.5, n), rng.standard_normal(n)
+    f = lambda y: vectorised(np, y)
+    both = ad.HigherOrder(ad.ForwardMode(), R)
+    small = slice(0, 50)
+    _agree("forward-over-reverse hvp and forward-over-forward hvp",
+           ad.hvp(f, x[small], v[small], backend=both), ad.hvp(f, x[small], v[small]))
+    t = compare({"gradient": lambda: ad.gradient(f, x, backend=R), "hvp": lambda: ad.hvp(f, x, v, backend=both)},
+                repeat=3 if quick else 7)
+    label = f"vectorised, n = {n:,}"
+    return [row(f"{label}, ad.gradient ReverseMode()", fmt_time(t["gradient"])),
+            ratio_row(f"{label}, ad.hvp forward over reverse", t["hvp"], "reverse gradient", t["gradient"], limit=3)]
+
+
 def _euler(x, steps):
     for _ in range(steps):
         x = x + 0.001 * math.sin(x) * x
@@ -129,4 +148,4 @@ def run(quick):
         rows += _rows(f"loop over x[i], n = {n:,}", rosenbrock, lambda xp: rosenbrock, x, quick, autograd, None)
     rows += _rows("Lotka-Volterra RK4 loss (1,000 steps), its 4 parameters", lv_loss, lambda xp: lv_loss,
                   [1.5, 1.0, 3.0, 1.0], quick, autograd, None)
-    return rows + checkpoint_rows(quick)
+    return rows + hvp_rows(quick) + checkpoint_rows(quick)
