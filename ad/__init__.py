@@ -37,8 +37,8 @@ from .lazy import LazyHessian, LazyJacobian, lazy_hessian, lazy_jacobian
 
 
 from .rules import (  # noqa: E402,F401  (reverse mode's own rules)
-    vjps, vjps_decompositions, vjps_linalg, vjps_linear, vjps_numeric, vjps_order_statistics, vjps_reductions,
-    vjps_scalars, vjps_selection, vjps_shapes,
+    vjps, vjps_composed, vjps_decompositions, vjps_linalg, vjps_linear, vjps_numeric, vjps_order_statistics,
+    vjps_reductions, vjps_scalars, vjps_selection, vjps_shapes,
 )
 
 _install_reverse()  # reverse-mode rules derived from the elementwise forward rules, now and later

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import ad
+from ad.testing import check_vjp
 from tests.test_ad_array_ufuncs import BINARY, UNARY, draw, rng_for
 
 R = ad.ReverseMode()
@@ -230,7 +231,7 @@ def test_value_and_pullback_called_again_and_after_the_run():
 
 def test_a_function_that_raises_halfway_leaves_nothing_behind():
     def fails(x):
-        y = np.sin(x)
+        np.sin(x)  # recorded on the tape, then the function raises
         raise KeyError("halfway")
 
     with pytest.raises(KeyError, match="halfway"):
@@ -307,3 +308,15 @@ def test_the_transforms_take_reverse_mode():
 def test_forward_over_reverse_hessians_through_the_building_rules(f):
     x = np.array([0.3, -0.7, 1.1])
     np.testing.assert_allclose(ad.hessian(f, x, backend=R), ad.hessian(f, x), rtol=1e-12, atol=1e-12)
+
+
+def test_rules_by_composition():
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal((6, 6)) + 6 * np.eye(6)).reshape(2, 3, 6)
+    check_vjp(lambda a: np.linalg.tensorinv(a, 2), [a])
+    check_vjp(lambda m, b: np.linalg.tensorsolve(m.reshape(6, 2, 3), b), [a.reshape(6, 6), rng.standard_normal(6)])
+    x, y = np.array([3.7, -2.2, 0.4]), np.array([1.5, 0.7, -0.3])
+    check_vjp(lambda x, y: np.divmod(x, y)[1] + np.divmod(x, y)[0], [x, y])
+    check_vjp(lambda x: np.modf(x)[0] * 2 + np.modf(x)[1], [x])
+    check_vjp(lambda x: np.frexp(x)[0] * (1 + np.frexp(x)[1]), [x])
+    np.testing.assert_array_equal(ad.gradient(lambda x: np.sum(np.frexp(x)[0]), x, backend=R), [0.25, 0.25, 2.0])
