@@ -39,19 +39,20 @@ def getitem(obj, key):
         if has_shadow(obj):
             return dispatch(operator.getitem, (lift(obj), key))
         return obj[key]
-    if not issubclass(kind, Tagged) and _tagged_key(key):
+    tagged_key = issubclass(type(key), Tagged)
+    if issubclass(kind, Tagged):
+        return dispatch(operator.getitem, (obj, key))
+    if tagged_key or (type(key) is tuple and _holds_tagged(key)):  # (the common keys pay two type checks)
         method = lookup_special(kind, "__getitem__")
         if type(method) is FunctionType:  # Python code (np.r_[x, y]): run under the context, as a call
             return STATE.call_ex(method, (obj, key), {})
-    if issubclass(type(key), Tagged) or issubclass(type(obj), Tagged):
-        return dispatch(operator.getitem, (obj, key))
+        if tagged_key:
+            return dispatch(operator.getitem, (obj, key))
     return obj[key]
 
 
-def _tagged_key(key):
-    if issubclass(type(key), Tagged):
-        return True
-    return type(key) is tuple and any(issubclass(type(k), Tagged) for k in key)
+def _holds_tagged(key):
+    return any(issubclass(type(k), Tagged) for k in key)
 
 
 def setitem(obj, key, value):
