@@ -26,6 +26,19 @@ def _differentiable(leaf):
     )
 
 
+def _differentiated(args, argnums, who):
+    """``(argnums, leaves, tree, owner)``: the arguments to differentiate (by default each whose
+    leaves are all numbers or float/complex arrays), the leaves of ``args``, their tree, and the
+    argument each leaf belongs to."""
+    if argnums is None:
+        argnums = [i for i, a in enumerate(args) if flatten(a)[0] and all(map(_differentiable, flatten(a)[0]))]
+    if not argnums:
+        raise ValueError("%s: no argument is a real or complex number or array of them" % who)
+    leaves, tree = flatten(args)
+    owner = [i for i, a in enumerate(args) for _ in flatten(a)[0]]
+    return argnums, leaves, tree, owner
+
+
 def _random_like(leaf, rng):
     shape = np.shape(leaf)
     d = rng.standard_normal(shape)
@@ -95,12 +108,7 @@ def check_grads(
     with the central difference of level ``k - 1`` as ``np.allclose(rtol, atol)`` does.
     """
     args = tuple(args)
-    if argnums is None:
-        argnums = [i for i, a in enumerate(args) if flatten(a)[0] and all(map(_differentiable, flatten(a)[0]))]
-    if not argnums:
-        raise ValueError("check_grads: no argument is a real or complex number or array of them")
-    leaves, tree = flatten(args)
-    owner = [i for i, a in enumerate(args) for _ in flatten(a)[0]]
+    argnums, leaves, tree, owner = _differentiated(args, argnums, "check_grads")
     rng = np.random.default_rng(seed)
     level = _flat_result(f)
     for k in range(1, order + 1):
@@ -133,12 +141,7 @@ def check_vjp(
     from .transforms import grad
 
     args = tuple(args)
-    if argnums is None:
-        argnums = [i for i, a in enumerate(args) if flatten(a)[0] and all(map(_differentiable, flatten(a)[0]))]
-    if not argnums:
-        raise ValueError("check_vjp: no argument is a real number or array of them")
-    leaves, tree = flatten(args)
-    owner = [i for i, a in enumerate(args) for _ in flatten(a)[0]]
+    argnums, leaves, tree, owner = _differentiated(args, argnums, "check_vjp")
     rng = np.random.default_rng(seed)
     directions = [_random_like(leaf, rng) if i in argnums else None for leaf, i in zip(leaves, owner)]
     flat = _flat_result(f)

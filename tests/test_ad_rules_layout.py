@@ -11,6 +11,7 @@ import pytest
 
 import ad
 from ad.testing import check_grads
+from tests.ad_rule_checks import fd_jacobian
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(3, 4))
@@ -31,16 +32,6 @@ def joined(f):
         return out
 
     return g
-
-
-def fd_jacobian(f, x, h=1e-6):
-    cols = []
-    for i in range(x.size):
-        e = np.zeros(x.size)
-        e[i] = h
-        e = e.reshape(x.shape)
-        cols.append((np.asarray(f(x + e)) - np.asarray(f(x - e))) / (2 * h))
-    return np.stack(cols, axis=-1).reshape(np.shape(f(x)) + x.shape)
 
 
 def check(f, *inputs):
