@@ -1,12 +1,13 @@
-"""Reverse-mode rules (``defvjp``) for the functions whose forward rule is a whole ``frule``:
-reductions, shapes, products, indexing and building arrays.
+"""Reverse-mode rules (``defvjp``) for the most common functions whose forward rule is a whole
+``frule``: sums and means, ``cumsum``, products, shapes, indexing, building arrays from parts, and
+``ad.checkpoint``. The other families are in ``vjps_*.py`` (``vjps_reductions`` has ``max``/``min``).
 
 Each entry gives the cotangent of one argument from the result's cotangent ``u``. Conventions
-follow the forward rules: ``max``/``min`` send the cotangent to the first extremum
-(``argmax``'s), ``x[key]`` scatters it back with repeated indices accumulating, and indices,
-axes and shapes are constants. The elementwise functions (ufuncs, ``math``, operators) need
-no entry: their pullbacks come from their forward rules (``pullbacks.py``). Functions not
-here raise ``NoRuleError`` in reverse mode; ``ad.ForwardMode()`` differentiates them.
+follow the forward rules: ``x[key]`` scatters the cotangent back with repeated indices
+accumulating, and indices, axes and shapes are constants. The elementwise functions (ufuncs,
+``math``, operators) need no entry: their pullbacks come from their forward rules
+(``pullbacks.py``). Functions with no entry raise ``NoRuleError`` in reverse mode;
+``ad.ForwardMode()`` differentiates them.
 """
 
 import operator
@@ -67,28 +68,6 @@ def _mean_vjp(u, ans, x, axis=None, dtype=None, out=None, keepdims=False, **_):
 
 defvjp(np.sum, _sum_vjp, None)
 defvjp(np.mean, _mean_vjp, None)
-
-
-def _extremum_vjp(pick):
-    def vjp(u, ans, x, axis=None, out=None, keepdims=False, **_):
-        px = primal(x)
-        z = _zeros(x)
-        if axis is None:
-            z.flat[int(pick(px))] = u  # the first extremum, as argmax picks it
-            return z
-        if not isinstance(axis, (int, np.integer)):
-            raise NoRuleError("np.max/np.min over several axes have no reverse-mode rule yet; use ad.ForwardMode()")
-        at = np.expand_dims(pick(px, axis=axis), axis)
-        np.put_along_axis(z, at, u if keepdims else np.expand_dims(u, axis), axis)
-        return z
-
-    return vjp
-
-
-for _fn in (np.max, np.amax):
-    defvjp(_fn, _extremum_vjp(np.argmax), None)
-for _fn in (np.min, np.amin):
-    defvjp(_fn, _extremum_vjp(np.argmin), None)
 
 
 def _cumsum_vjp(u, ans, x, axis=None, dtype=None, out=None):

@@ -168,7 +168,7 @@ def _extremum_a(largest):
     return vjp
 
 
-for _fn in (np.max, np.amax):  # over several axes too: replaces vjps.py's rules (axis None or an int)
+for _fn in (np.max, np.amax):  # over any axes
     defvjp_named(_fn, {"a": _extremum_a(True)})
 for _fn in (np.min, np.amin):
     defvjp_named(_fn, {"a": _extremum_a(False)})
