@@ -34,6 +34,8 @@ from .rules.linear import deflinear
 from .checkpoint import checkpoint
 from .transforms import grad, gradient, hessian, hessian_of, jacfwd, jacobian, value_and_grad
 from .lazy import LazyHessian, LazyJacobian, lazy_hessian, lazy_jacobian
+from .sparsity import SparsityBranchError, hessian_sparsity, jacobian_sparsity
+from .sparsity.backend import Sparse
 
 
 from .rules import (  # noqa: E402,F401  (reverse mode's own rules)
@@ -60,9 +62,10 @@ def __getattr__(name):
 
 __all__ = [
     "Backend", "D", "Dual", "DualArray", "FiniteDifferences", "ForwardCtx", "ForwardMode", "HigherOrder",
-    "LazyHessian", "LazyJacobian", "NOT_DIFFERENTIABLE", "NoRuleError", "ReverseCtx", "ReverseMode", "ZERO",
+    "LazyHessian", "LazyJacobian", "NOT_DIFFERENTIABLE", "NoRuleError", "ReverseCtx", "ReverseMode", "Sparse",
+    "SparsityBranchError", "ZERO",
     "checkpoint", "defjvp", "deflinear", "defvjp", "defzero", "derivative", "frule", "grad", "gradient", "hessian",
-    "hessian_of", "hvp", "jacfwd", "jacobian", "jvp", "lazy_hessian", "lazy_jacobian", "value_and_derivative",
+    "hessian_of", "hessian_sparsity", "hvp", "jacfwd", "jacobian", "jacobian_sparsity", "jvp", "lazy_hessian", "lazy_jacobian", "value_and_derivative",
     "value_and_grad", "value_and_gradient", "value_and_hessian", "value_and_jacobian", "value_and_pullback",
     "value_gradient_and_hessian", "vjp",
 ]

@@ -101,7 +101,10 @@ def value_and_jacobian(f: Callable[..., Any], x: Any, backend: Backend | None = 
 
     For a list or tuple ``x`` the Jacobian is a list of rows, one per output element (a
     function returning one number gives a single row).
+    With ``backend=ad.Sparse(...)``, ``J`` is a SciPy sparse matrix ``f(x).size`` by ``x.size``.
     """
+    if getattr(backend, "sparse", False):
+        return backend.value_and_jacobian(f, x)
     inp = Input(x, "jacobian")
     output, J = _jacobian(f, inp, backend, "jacobian")
     if inp.kind in ("list", "tuple"):
@@ -188,7 +191,9 @@ def _value(f, x, who):
 def hessian(f: Callable[..., Any], x: Any, backend: Backend | None = None) -> Any:
     """The Hessian of a real-valued ``f`` at ``x``: the Jacobian of its gradient (forward over
     forward by default; ``ad.HigherOrder(outer, inner)`` picks each). Shape ``x.shape * 2``;
-    a list of rows for list and tuple inputs."""
+    a list of rows for list and tuple inputs; a SciPy sparse matrix with ``backend=ad.Sparse(...)``."""
+    if getattr(backend, "sparse", False):
+        return backend.hessian(f, x)
     outer, inner = check_backend(backend, "hessian").second_order()
     return jacobian(closures.gradient_of(f, gradient, inner), x, outer)
 

@@ -49,7 +49,7 @@ class ForwardCtx(TaggingContext):
     """Forward-mode AD: values tagged by this context carry their tangent as metadata."""
 
     tagged_type = staticmethod(make_dual)
-    implicit_handlers = handlers.handlers()
+    implicit_handlers = handlers.HANDLERS
     native_guard = handlers.GUARD
     untag_for_natives = False  # a function with no rule raises NoRuleError: never a silent zero tangent
 

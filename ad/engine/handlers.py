@@ -14,7 +14,7 @@ import numpy as np
 
 from context.resolve import declare_engine_code, lookup_special
 from context.state import STATE
-from context.rewrite.operators import BINARY_OPS
+from context.rewrite.operators import BINARY_OPS, COMPARE_OPS
 from context.tagging import Tagged, dispatch
 from context.tagging.dispatch import qualified_name
 from context.tagging.guard import NativeGuard
@@ -26,54 +26,9 @@ from .mutation import assign
 declare_engine_code(__file__)
 
 ndarray = np.ndarray
-has_shadow = buffers.has_shadow
-lift = buffers.lift
-
-
-def getitem(obj, key):
-    """``obj[key]``."""
-    kind = type(obj)
-    if (kind is list or kind is tuple) and type(key) is int:
-        return obj[key]
-    if kind is ndarray:
-        if has_shadow(obj):
-            return dispatch(operator.getitem, (lift(obj), key))
-        return obj[key]
-    tagged_key = issubclass(type(key), Tagged)
-    if issubclass(kind, Tagged):
-        return dispatch(operator.getitem, (obj, key))
-    if tagged_key or (type(key) is tuple and _holds_tagged(key)):  # (the common keys pay two type checks)
-        method = lookup_special(kind, "__getitem__")
-        if type(method) is FunctionType:  # Python code (np.r_[x, y]): run under the context, as a call
-            return STATE.call_ex(method, (obj, key), {})
-        if tagged_key:
-            return dispatch(operator.getitem, (obj, key))
-    return obj[key]
-
-
-def _holds_tagged(key):
-    return any(issubclass(type(k), Tagged) for k in key)
-
-
-def setitem(obj, key, value):
-    """``obj[key] = value``."""
-    if (type(obj) is ndarray and obj.dtype != object) or isinstance(obj, DualArray):
-        assign(obj, key, value)
-    elif issubclass(type(key), Tagged) or issubclass(type(obj), Tagged):
-        dispatch(operator.setitem, (obj, key, value))
-    else:
-        obj[key] = value
-
-
-def iterable(x):
-    """What a loop or an unpacking iterates instead of ``x``."""
-    if type(x) is ndarray and has_shadow(x):
-        return lift(x)
-    return x
-
-
 _SYMBOLS = {"add": "+", "and_": "&", "floordiv": "//", "lshift": "<<", "matmul": "@", "mul": "*", "mod": "%",
             "or_": "|", "pow": "**", "rshift": ">>", "sub": "-", "truediv": "/", "xor": "^"}
+_COMPARISONS = {"lt": "<", "le": "<=", "eq": "==", "ne": "!=", "gt": ">", "ge": ">="}
 _TEMPLATE = """
 def handler(a, b):
     if type(a) is ndarray and has_shadow(a):
@@ -84,72 +39,125 @@ def handler(a, b):
 """
 
 
-def _binary(op):
-    # written out with the operator itself: this runs for every arithmetic operation in
-    # differentiated code, and the specialized instruction is much cheaper than operator.add
-    namespace = {"ndarray": ndarray, "has_shadow": has_shadow, "lift": lift}
-    exec(compile(_TEMPLATE % _SYMBOLS[op.__name__], __file__, "exec"), namespace)
-    handler = namespace["handler"]
-    handler.__name__ = handler.__qualname__ = op.__name__
-    return handler
+def build(has_shadow, lift, assign, comparisons=False):
+    """``(handlers, guard)`` for an AD context whose plain buffers may stand for values being
+    differentiated: ``has_shadow(a)`` tells which, ``lift(a)`` gives the ``DualArray`` one
+    stands for, ``assign(target, key, value)`` writes into one (forward mode's shadow
+    memory; sparsity detection's dependency store). With ``comparisons``, comparisons of such
+    buffers go to their rules too (sparsity detection must see them; forward mode need not)."""
+
+    def getitem(obj, key):
+        """``obj[key]``."""
+        kind = type(obj)
+        if (kind is list or kind is tuple) and type(key) is int:
+            return obj[key]
+        if kind is ndarray:
+            if has_shadow(obj):
+                return dispatch(operator.getitem, (lift(obj), key))
+            return obj[key]
+        tagged_key = issubclass(type(key), Tagged)
+        if issubclass(kind, Tagged):
+            return dispatch(operator.getitem, (obj, key))
+        if tagged_key or (type(key) is tuple and _holds_tagged(key)):  # (the common keys pay two type checks)
+            method = lookup_special(kind, "__getitem__")
+            if type(method) is FunctionType:  # Python code (np.r_[x, y]): run under the context, as a call
+                return STATE.call_ex(method, (obj, key), {})
+            if tagged_key:
+                return dispatch(operator.getitem, (obj, key))
+        return obj[key]
+
+    def _holds_tagged(key):
+        return any(issubclass(type(k), Tagged) for k in key)
+
+    def setitem(obj, key, value):
+        """``obj[key] = value``."""
+        if (type(obj) is ndarray and obj.dtype != object) or isinstance(obj, DualArray):
+            assign(obj, key, value)
+        elif issubclass(type(key), Tagged) or issubclass(type(obj), Tagged):
+            dispatch(operator.setitem, (obj, key, value))
+        else:
+            obj[key] = value
+
+    def iterable(x):
+        """What a loop or an unpacking iterates instead of ``x``."""
+        if type(x) is ndarray and has_shadow(x):
+            return lift(x)
+        return x
+
+    def _binary(op):
+        # written out with the operator itself: this runs for every arithmetic operation in
+        # differentiated code, and the specialized instruction is much cheaper than operator.add
+        namespace = {"ndarray": ndarray, "has_shadow": has_shadow, "lift": lift}
+        exec(compile(_TEMPLATE % _SYMBOLS[op.__name__], __file__, "exec"), namespace)
+        handler = namespace["handler"]
+        handler.__name__ = handler.__qualname__ = op.__name__
+        return handler
+
+    def _compare(op):
+        namespace = {"ndarray": ndarray, "has_shadow": has_shadow, "lift": lift}
+        exec(compile(_TEMPLATE % _COMPARISONS[op.__name__], __file__, "exec"), namespace)
+        handler = namespace["handler"]
+        handler.__name__ = handler.__qualname__ = op.__name__
+        return handler
+
+    def _inplace(iop, op):
+        def handler(a, b):
+            if type(a) is ndarray and (
+                isinstance(b, Tagged) or has_shadow(a) or (type(b) is ndarray and has_shadow(b))
+            ):
+                assign(a, Ellipsis, op(lift(a), lift(b) if type(b) is ndarray else b))
+                return a
+            return iop(a, b)
+
+        handler.__name__ = iop.__name__
+        return handler
+
+    def neg(a):
+        """``-a``."""
+        if type(a) is ndarray and has_shadow(a):
+            a = lift(a)
+        return -a
+
+    def handlers():
+        """The implicit handlers of the AD context."""
+        table = {"getitem": getitem, "setitem": setitem, "iterable": iterable, "neg": neg}
+        plain = BINARY_OPS[:13]
+        for op, iop in zip(plain, BINARY_OPS[13:]):
+            table[op.__name__] = _binary(op)
+            table[iop.__name__] = _inplace(iop, op)
+        if comparisons:
+            for op in COMPARE_OPS:
+                table[op.__name__] = _compare(op)
+        return table
+
+    class ForwardGuard(NativeGuard):
+        """The tagging guard, with buffers that stand for values being differentiated seen as the ``DualArray`` they stand for."""
+
+        def call(self, f, args, kwargs, run=None, /):
+            owner = getattr(f, "__self__", None)
+            if type(owner) is ndarray and has_shadow(owner):
+                name = getattr(f, "__name__", None)
+                method = getattr(DualArray, name, None) if isinstance(name, str) else None
+                if method is None:
+                    raise TypeError(
+                        "ndarray.%s was called on a buffer standing for a value being differentiated and has no rule; "
+                        "call the matching NumPy function instead, or copy the values with np.copy" % name
+                    )
+                return method(lift(owner), *args, **kwargs)
+            if any(type(a) is ndarray and has_shadow(a) for a in args):
+                args = tuple(lift(a) if type(a) is ndarray else a for a in args)
+            result = NativeGuard.call(self, f, args, kwargs, run)
+            if type(result) is ndarray and result.dtype == object and not self.transparent(f, owner):
+                if any(isinstance(e, Tagged) for e in result.flat):
+                    name = qualified_name(f)
+                    raise TypeError(
+                        "%s made an array of Python objects holding values being differentiated: NumPy "
+                        "would compute on it without derivative rules; build the array with np.array "
+                        "or np.stack, or give %s a rule" % (name, name)
+                    )
+            return result
+
+    return handlers(), ForwardGuard()
 
 
-def _inplace(iop, op):
-    def handler(a, b):
-        if type(a) is ndarray and (
-            isinstance(b, Tagged) or has_shadow(a) or (type(b) is ndarray and has_shadow(b))
-        ):
-            assign(a, Ellipsis, op(lift(a), lift(b) if type(b) is ndarray else b))
-            return a
-        return iop(a, b)
-
-    handler.__name__ = iop.__name__
-    return handler
-
-
-def neg(a):
-    """``-a``."""
-    if type(a) is ndarray and has_shadow(a):
-        a = lift(a)
-    return -a
-
-
-def handlers():
-    """The implicit handlers of the AD context."""
-    table = {"getitem": getitem, "setitem": setitem, "iterable": iterable, "neg": neg}
-    plain = BINARY_OPS[:13]
-    for op, iop in zip(plain, BINARY_OPS[13:]):
-        table[op.__name__] = _binary(op)
-        table[iop.__name__] = _inplace(iop, op)
-    return table
-
-
-class ForwardGuard(NativeGuard):
-    """The tagging guard, with buffers holding tangents seen as the ``DualArray`` they stand for."""
-
-    def call(self, f, args, kwargs, run=None, /):
-        owner = getattr(f, "__self__", None)
-        if type(owner) is ndarray and has_shadow(owner):
-            name = getattr(f, "__name__", None)
-            method = getattr(DualArray, name, None) if isinstance(name, str) else None
-            if method is None:
-                raise TypeError(
-                    "ndarray.%s was called on a buffer holding tangents and has no derivative rule; "
-                    "call the matching NumPy function instead, or copy the values with np.copy" % name
-                )
-            return method(lift(owner), *args, **kwargs)
-        if any(type(a) is ndarray and has_shadow(a) for a in args):
-            args = tuple(lift(a) if type(a) is ndarray else a for a in args)
-        result = NativeGuard.call(self, f, args, kwargs, run)
-        if type(result) is ndarray and result.dtype == object and not self.transparent(f, owner):
-            if any(isinstance(e, Tagged) for e in result.flat):
-                name = qualified_name(f)
-                raise TypeError(
-                    "%s made an array of Python objects holding values being differentiated: NumPy "
-                    "would compute on it without derivative rules; build the array with np.array "
-                    "or np.stack, or give %s a rule" % (name, name)
-                )
-        return result
-
-
-GUARD = ForwardGuard()
+HANDLERS, GUARD = build(buffers.has_shadow, buffers.lift, assign)

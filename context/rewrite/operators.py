@@ -201,7 +201,8 @@ def rewrite_direct(items, handlers):
     ``handlers`` maps ``getitem(o, key)``, ``setitem(o, key, value)`` and ``iterable(x)``
     (given what is about to be iterated or unpacked, returns what to iterate) to functions,
     and may map the name of a binary operator in ``operator`` (``"add"``, ``"iadd"``,
-    ``"matmul"``, ...) or ``"neg"`` to a function of its operands that computes it.
+    ``"matmul"``, ...), of a comparison (``"lt"``, ``"eq"``, ...) or ``"neg"`` to a function
+    of its operands that computes it.
     """
     handlers = dict(handlers)
     if not handlers:
@@ -209,12 +210,17 @@ def rewrite_direct(items, handlers):
     getitem, setitem, iterable = handlers.get("getitem"), handlers.get("setitem"), handlers.get("iterable")
     neg = handlers.get("neg")
     binary = [handlers.get(op.__name__) for op in BINARY_OPS]
+    compare = [handlers.get(op.__name__) for op in COMPARE_OPS]
     out = []
     for item in items:
         name = item.name if isinstance(item, Instr) else None
         loc = item.location if name else None
         if name == "BINARY_OP" and binary[int(item.arg)] is not None:
             out += emit.direct_call(binary[int(item.arg)], 2, loc)
+        elif name == "COMPARE_OP" and compare[int(item.arg) & 15] is not None:
+            out += emit.direct_call(compare[int(item.arg) & 15], 2, loc)
+            if int(item.arg) & 16:  # 3.13: the result is a branch condition and must be a bool
+                out.append(I("TO_BOOL", loc=loc))
         elif neg is not None and name == "UNARY_NEGATIVE":
             out += emit.direct_call(neg, 1, loc)
         elif getitem is not None and name == "BINARY_SUBSCR":
