@@ -226,6 +226,8 @@ def _qr(primals, tangents, **kwargs):
         g = g @ _mT(_onehot(res[-1], shape_of(a)[-1]))
         a = a[..., :, res[-1]]
     if mode == "r":
+        if not isinstance(res, tuple):  # SciPy before 1.18 returns a batch's R stacked into one array
+            return res, qr_tangent(a, g, None, res)[1]
         dr = qr_tangent(a, g, None, res[0])[1]
         return res, ((dr, None) if opts.get("pivoting", False) else (dr,))
     dq, dr = qr_tangent(a, g, res[0], res[1])
