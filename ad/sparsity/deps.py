@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-DTYPE = np.int64
+DTYPE = np.int32  # input numbers + 1: up to 2**31 - 2 inputs, half the memory traffic of int64
 _COMPACT_AT = 12  # slots: a union with more is deduplicated (if that halves it, the next one waits longer)
 
 
@@ -44,14 +44,28 @@ def lined(D: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 def union(parts: list[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
     """The dependencies of a value of ``shape`` that depends on every element of ``parts``
     at the same (broadcast) position."""
-    parts = [p for p in parts if p.shape[0]]
+    parts = _distinct([p for p in parts if p.shape[0]])
     if not parts:
         return none(shape)
-    first = parts[0]
-    if len(parts) == 1 or all(p is first for p in parts):
-        return lined(first, shape)
+    if len(parts) == 1:
+        return lined(parts[0], shape)
     out = np.concatenate([lined(p, shape) for p in parts])
     return compact(out) if out.shape[0] > _COMPACT_AT else out
+
+
+def _distinct(parts: list[np.ndarray]) -> list[np.ndarray]:
+    """``parts`` without repeats: the same slots seen through two views (``x * x``, ``u[1:-1]``
+    used twice) are one part."""
+    if len(parts) < 2:
+        return parts
+    seen = set()
+    out = []
+    for p in parts:
+        key = (p.__array_interface__["data"][0], p.shape, p.strides)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
 
 
 def compact(D: np.ndarray) -> np.ndarray:

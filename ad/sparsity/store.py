@@ -51,6 +51,8 @@ def _address(a):
 
 def _view(slots, root, a):
     """The part of ``slots`` (``(K, root.size)``) that mirrors view ``a`` of ``root``."""
+    if a is root and a.flags.c_contiguous:  # the buffer itself: no address arithmetic
+        return slots.reshape((slots.shape[0],) + a.shape)
     size = root.itemsize
     if a.itemsize != size:
         raise TypeError(
