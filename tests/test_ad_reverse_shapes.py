@@ -219,3 +219,18 @@ def test_refusals_are_clear():
         ad.gradient(lambda y: np.sum(np.vstack([[y[0], 1.0], y[:2]])), x, backend=R)
     with pytest.raises(ad.NoRuleError, match="not differentiable in argument 2"):
         ad.gradient(lambda y: np.sum(np.take(x, y)), x, backend=R)
+
+
+@pytest.mark.parametrize("f", [
+    lambda u: np.concatenate([[u[0]], u]),
+    lambda u: np.concatenate([[u[0] * 2, 1.0], u[1:]]),
+    lambda u: np.concatenate([[[u[0]], [u[1]]], [[u[2]], [3.0]]], axis=1),
+    lambda u: np.stack([[u[0], u[1]], [u[2], 1.0]], axis=1),
+    lambda u: np.stack([[u[0], u[1]], [u[2], 1.0]], axis=0),
+    lambda u: np.stack([u, u * 2], axis=1),
+], ids=["concatenate nested", "concatenate nested constants", "concatenate 2-level axis 1", "stack nested axis 1",
+        "stack nested axis 0", "stack arrays axis 1"])
+def test_values_inside_nested_lists_of_a_concatenation_or_stack_get_their_cotangent(f):
+    # numbers inside a nested list of np.concatenate used to get no cotangent at all (a wrong zero)
+    x = np.array([1.0, 2.0, 3.0])
+    assert np.array_equal(ad.jacobian(f, x, backend=ad.ReverseMode()), ad.jacobian(f, x))

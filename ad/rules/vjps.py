@@ -218,6 +218,35 @@ class _TakeAlong:
         return np.take(u, np.arange(self.start, self.stop), axis=self.axis)
 
 
+class _Within:
+    """The pullback of an element of a nested list inside a part: the part's cotangent, then the element."""
+
+    __slots__ = ("part", "index")
+
+    def __init__(self, part, index):
+        self.part, self.index = part, index
+
+    def __call__(self, u):
+        return self.part(u)[self.index]
+
+
+class _TakeIndex:
+    """The pullback of part ``i`` of a stack: its slice at ``i`` along ``axis``."""
+
+    __slots__ = ("i", "axis")
+
+    def __init__(self, i, axis):
+        self.i, self.axis = i, axis
+
+    def __call__(self, u):
+        return np.take(u, self.i, axis=self.axis)
+
+
+def _nested(part, index):
+    """``part``, or the element ``index[1:]`` of it for a value inside a nested list."""
+    return part if len(index) == 1 else _Within(part, index[1:])
+
+
 def _built(ctx, fn, args, kwargs, parents_of):
     """``fn(seq, ...)`` recorded: ``parents_of(primal_seq, found, ans)`` gives the parents."""
     seq = args[0]
@@ -245,7 +274,7 @@ def _array_parents(primal_seq, found, ans):
 def _stack_parents(axis):
     def parents(primal_seq, found, ans):
         ax = axis % np.ndim(ans)
-        return [(node, _Take((slice(None),) * ax + index)) for index, node in found]
+        return [(node, _nested(_TakeIndex(index[0], ax), index)) for index, node in found]
 
     return parents
 
@@ -255,8 +284,8 @@ def _concatenate_parents(axis):
         if axis is None:
             raise NoRuleError("np.concatenate with axis=None has no reverse-mode rule yet")
         starts = np.cumsum([0] + [np.shape(p)[axis] for p in primal_seq])
-        return [(node, _TakeAlong(starts[index[0]], starts[index[0] + 1], axis)) for index, node in found
-                if len(index) == 1]
+        return [(node, _nested(_TakeAlong(starts[index[0]], starts[index[0] + 1], axis), index))
+                for index, node in found]
 
     return parents
 
