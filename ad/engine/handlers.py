@@ -84,18 +84,11 @@ def build(has_shadow, lift, assign, comparisons=False):
             return lift(x)
         return x
 
-    def _binary(op):
+    def _written(op, symbols):
         # written out with the operator itself: this runs for every arithmetic operation in
         # differentiated code, and the specialized instruction is much cheaper than operator.add
         namespace = {"ndarray": ndarray, "has_shadow": has_shadow, "lift": lift}
-        exec(compile(_TEMPLATE % _SYMBOLS[op.__name__], __file__, "exec"), namespace)
-        handler = namespace["handler"]
-        handler.__name__ = handler.__qualname__ = op.__name__
-        return handler
-
-    def _compare(op):
-        namespace = {"ndarray": ndarray, "has_shadow": has_shadow, "lift": lift}
-        exec(compile(_TEMPLATE % _COMPARISONS[op.__name__], __file__, "exec"), namespace)
+        exec(compile(_TEMPLATE % symbols[op.__name__], __file__, "exec"), namespace)
         handler = namespace["handler"]
         handler.__name__ = handler.__qualname__ = op.__name__
         return handler
@@ -123,11 +116,11 @@ def build(has_shadow, lift, assign, comparisons=False):
         table = {"getitem": getitem, "setitem": setitem, "iterable": iterable, "neg": neg}
         plain = BINARY_OPS[:13]
         for op, iop in zip(plain, BINARY_OPS[13:]):
-            table[op.__name__] = _binary(op)
+            table[op.__name__] = _written(op, _SYMBOLS)
             table[iop.__name__] = _inplace(iop, op)
         if comparisons:
             for op in COMPARE_OPS:
-                table[op.__name__] = _compare(op)
+                table[op.__name__] = _written(op, _COMPARISONS)
         return table
 
     class ForwardGuard(NativeGuard):
