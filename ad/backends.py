@@ -4,27 +4,32 @@
 array ``x`` and a function ``f`` from arrays to arrays. A new backend subclasses
 ``Backend`` and implements only that (see ``docs/ad.md``). The built-in backends:
 
-* ``ForwardMode(chunk=None)``: forward-mode AD on pycassette's contexts, ``chunk``
-  directions per run (``chunk=1``: one plain tangent per run);
-* ``ReverseMode()``: reverse-mode AD on a tape context, one run and one backward pass per
-  element of the result (a gradient costs one of each);
+* ``ForwardMode(chunk=None, executor=None)``: forward-mode AD on pycassette's contexts,
+  ``chunk`` directions per run (``chunk=1``: one plain tangent per run);
+* ``ReverseMode(executor=None)``: reverse-mode AD on a tape context, one run and one
+  backward pass per element of the result (a gradient costs one of each);
 * ``FiniteDifferences(step=None, method="central")``: finite differences, for checks
   and for functions with no derivative rules;
 * ``HigherOrder(outer, inner)``: ``inner`` for first derivatives, ``outer`` over
   ``inner`` for second derivatives (a Hessian is the ``outer`` Jacobian of the
   ``inner`` gradient).
 
+With ``executor=`` (any ``concurrent.futures.Executor``) a backend spreads its passes over
+it: chunks of directions (forward), shares of the Jacobian's rows or of the seeds
+(reverse); see ``ad.scaleout``.
+
 Not engine code: an enclosing derivative differentiates through backends.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from . import outputs, tape
+from . import outputs, scaleout, tape, tasks
 from .engine import runs
 from .engine.reverse import plain_result
 from .inputs import Input, UnitBasis
@@ -36,6 +41,14 @@ _AUTO_SCALAR_LIMIT = 8  # scalar/list inputs: up to this many directions, one pl
 
 class Backend:
     """Base of differentiation backends: subclasses implement ``pushforward``."""
+
+    executor = None  # where the passes run: this process, or a concurrent.futures.Executor
+
+    def with_executor(self, executor: Any) -> Backend:
+        """A copy of this backend whose passes are spread over ``executor`` (None: run here)."""
+        clone = copy.copy(self)
+        clone.executor = scaleout.check_executor(executor, type(self).__name__)
+        return clone
 
     def pushforward(self, f: Callable[[Any], Any], x: Any, directions: Sequence[Any]) -> tuple[Any, list[Any]]:
         """``(f(x), [J v for v in directions])`` for array ``x`` and ``f`` from arrays to arrays."""
@@ -80,15 +93,20 @@ class ForwardMode(Backend):
     keep each tangent of the input within 2**21 numbers (16 MiB of float64): all of them
     up to 1,448 inputs, then fewer (n = 40,000: 52 per run), as ForwardDiff picks its
     chunk from the input's size.
+
+    ``executor``: the directions are cut into tasks for it, ``chunk`` directions each, or
+    (``chunk=None``) an even share for each of its workers, which a worker runs as above.
     """
 
-    def __init__(self, chunk: int | None = None) -> None:
+    def __init__(self, chunk: int | None = None, executor: Any = None) -> None:
         if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1):
             raise ValueError("ForwardMode: chunk must be a positive int or None, got %r" % (chunk,))
         self.chunk = chunk
+        self.executor = scaleout.check_executor(executor, "ForwardMode")
 
     def __repr__(self):
-        return "ForwardMode(chunk=%r)" % (self.chunk,)
+        more = "" if self.executor is None else ", executor=%r" % (self.executor,)
+        return "ForwardMode(chunk=%r%s)" % (self.chunk, more)
 
     def chunk_for(self, inp: Input, m: int) -> int:
         """Directions per run for ``m`` directions at input ``inp``."""
@@ -102,6 +120,10 @@ class ForwardMode(Backend):
 
     def run(self, f: Callable[[Any], Any], inp: Input, directions: Any, who: str) -> tuple[Any, Any]:
         m = len(directions)
+        if scaleout.spreads(self.executor):
+            spread = tasks.forward(ForwardMode(self.chunk), self.executor, f, inp, directions, who)
+            if spread is not None:
+                return spread
         k = self.chunk_for(inp, m)
         output = None
         parts = []
@@ -132,13 +154,19 @@ class ReverseMode(Backend):
     backward pass. A gradient costs one run and one backward pass whatever the number of inputs;
     a Jacobian ``m`` backward passes for ``m`` outputs. Second derivatives are forward over
     reverse (the forward-mode Jacobian of the reverse-mode gradient).
+
+    ``executor``: a Jacobian's rows are shared out over its workers (each records ``f``
+    once); second derivatives spread their forward passes over it.
     """
 
+    def __init__(self, executor: Any = None) -> None:
+        self.executor = scaleout.check_executor(executor, "ReverseMode")
+
     def __repr__(self):
-        return "ReverseMode()"
+        return "ReverseMode()" if self.executor is None else "ReverseMode(executor=%r)" % (self.executor,)
 
     def second_order(self) -> tuple[Backend, Backend]:
-        return ForwardMode(), self
+        return ForwardMode(executor=self.executor), self
 
     def _record(self, f, inp, who):
         out, leaves, ctx = tape.record(f, inp)
@@ -152,15 +180,25 @@ class ReverseMode(Backend):
 
     def jacobian(self, f: Callable[[Any], Any], inp: Input, who: str) -> tuple[Any, Any]:
         """``(output, J)``, ``J`` of shape ``output.shape + inp.shape``, one backward pass per output element."""
+        if scaleout.spreads(self.executor):
+            return tasks.reverse_rows(ReverseMode(), self.executor, f, inp, who)
         output, parts, leaves = self._record(f, inp, who)
+        J = self.rows(parts, leaves, inp, 0, int(np.prod(output.shape)))
+        return output, np.reshape(J, tuple(output.shape) + tuple(inp.shape))
+
+    def rows(self, parts: list, leaves: list, inp: Input, start: int, stop: int) -> np.ndarray:
+        """Rows ``start:stop`` of the Jacobian (output elements raveled) of a recorded run, one
+        backward pass each: an array ``(stop - start, inp.size)``."""
         rows = []
+        first = 0
         for v, node in parts:
-            seeds = [1.0] if not np.ndim(v) else list(_unit_seeds(np.shape(v)))
-            for seed in seeds:
+            size = int(np.prod(np.shape(v)))
+            for i in range(max(start, first), min(stop, first + size)):
+                seed = 1.0 if not np.ndim(v) else _unit_seed(np.shape(v), i - first)
                 got = tape.backward(node, seed, leaves) if node is not None else [None] * len(leaves)
                 rows.append(_row(got, inp))
-        J = np.stack(rows) if rows else np.zeros((0, inp.size))
-        return output, np.reshape(J, tuple(output.shape) + tuple(inp.shape))
+            first += size
+        return np.stack(rows) if rows else np.zeros((0, inp.size))
 
     def pullback(self, f: Callable[[Any], Any], inp: Input, who: str) -> tuple[Any, Callable[[Any], Any]]:
         """``(output, pull)``: ``f`` recorded once; ``pull(w)`` (``w`` shaped like the output) is ``wᵀ J``,
@@ -189,11 +227,10 @@ class ReverseMode(Backend):
         return output, np.reshape(tangents, (len(d),) + tuple(output.shape))
 
 
-def _unit_seeds(shape):
-    for index in np.ndindex(*shape):
-        seed = np.zeros(shape)
-        seed[index] = 1.0
-        yield seed
+def _unit_seed(shape, flat_index):
+    seed = np.zeros(shape)
+    seed.flat[flat_index] = 1.0
+    return seed
 
 
 def _row(cotangents, inp):
@@ -252,6 +289,10 @@ class HigherOrder(Backend):
 
     def __repr__(self):
         return "HigherOrder(%r, %r)" % (self.outer, self.inner)
+
+    def with_executor(self, executor: Any) -> Backend:
+        """Both ``outer`` and ``inner`` spreading their passes over ``executor``."""
+        return HigherOrder(self.outer.with_executor(executor), self.inner.with_executor(executor))
 
     def pushforward(self, f: Callable[[Any], Any], x: Any, directions: Sequence[Any]) -> tuple[Any, list[Any]]:
         return self.inner.pushforward(f, x, directions)

@@ -11,6 +11,9 @@ backend per colour:
   product per colour (the backend's second order: forward over forward, or forward
   over reverse), each entry read directly from the products.
 
+With ``executor=`` (or a wrapped backend that has one) the colours' passes are tasks of
+that executor (``ad.scaleout``); the pattern is detected and coloured here, once.
+
 Results are SciPy CSR matrices whose stored entries are the pattern's (a structural
 zero is never stored; an entry of the pattern that happens to be 0 at ``x`` is).
 """
@@ -22,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import closures
+from .. import closures, scaleout, tasks
 from ..backends import Backend, ReverseMode
 from ..inputs import Input
 from . import api
@@ -33,20 +36,21 @@ class Sparse(Backend):
 
     ``local=True`` detects the pattern at each input instead of once for all inputs (for
     code whose pattern depends on the branch taken); ``jacobian_pattern`` and
-    ``hessian_pattern`` give the pattern instead of detecting it.
+    ``hessian_pattern`` give the pattern instead of detecting it; ``executor`` (a
+    ``concurrent.futures.Executor``) spreads the colours' passes over its workers.
     """
 
     sparse = True  # ad.jacobian and ad.hessian hand the whole computation to it
 
     def __init__(self, backend: Backend | None = None, *, local: bool = False, jacobian_pattern: Any = None,
-                 hessian_pattern: Any = None) -> None:
+                 hessian_pattern: Any = None, executor: Any = None) -> None:
         from ..backends import ForwardMode
 
         backend = ForwardMode() if backend is None else backend
         if not isinstance(backend, Backend) or isinstance(backend, Sparse):
             raise TypeError("Sparse: backend must be a dense ad backend (ad.ForwardMode(), ad.ReverseMode(), ...), "
                             "got %r" % (backend,))
-        self.backend = backend
+        self.backend = backend if executor is None else backend.with_executor(executor)
         self.local = bool(local)
         self._given = {"jacobian": jacobian_pattern, "hessian": hessian_pattern}
         self._plans = {}  # (kind, function, input shape) -> (pattern, colours, number of colours)
@@ -101,9 +105,15 @@ class Sparse(Backend):
         pattern, colours, c = self.plan("jacobian", f, inp.value)
         m, n = pattern.shape
         if isinstance(self.backend, ReverseMode):
+            seeds = coloring.seed_matrix(colours, c)  # (m, c)
+            if scaleout.spreads(self.backend.executor):
+                spread = tasks.reverse_seeds(ReverseMode(), self.backend.executor, f, inp, seeds.T, "jacobian")
+                if spread is not None:
+                    output, B = spread
+                    _check_size(output.value, m, "jacobian")
+                    return output.value, coloring.decompress_rows(pattern, colours, B)
             output, pull = self.backend.pullback(f, inp, "jacobian")
             _check_size(output.value, m, "jacobian")
-            seeds = coloring.seed_matrix(colours, c)  # (m, c)
             B = np.stack([pull(seeds[:, k].reshape(np.shape(output.value))) for k in range(c)]) if c else \
                 np.zeros((0, n))
             return output.value, coloring.decompress_rows(pattern, colours, B)
