@@ -20,6 +20,7 @@ from context import overdub
 from context.tagging import tag
 from context.tagging.tags import Tag
 
+from .engine import reverse_buffers
 from .engine.reverse import Node, ReverseCtx
 
 
@@ -46,13 +47,17 @@ def record(f: Any, inp: Any) -> tuple[Any, list, ReverseCtx]:
 
 
 def run(ctx: ReverseCtx, f: Any, *args: Any) -> Any:
-    """``f(*args)`` recorded by ``ctx``. The record of saved arrays (``reverse_writes``) is
-    dropped at the end: writes can no longer reach the run, and the context may outlive it
-    until the garbage collector frees its activation, which should not keep the arrays."""
+    """``f(*args)`` recorded by ``ctx``, a buffer it wrote derivatives into read as the traced
+    value it holds. The record of saved arrays (``reverse_writes``) and the buffers' versions
+    (``reverse_buffers``) are dropped at the end: writes can no longer reach the run, and the
+    context may outlive it until the garbage collector frees its activation, which should not
+    keep the arrays."""
     try:
-        return overdub(ctx, f, *args)
+        out = overdub(ctx, f, *args)
+        return reverse_buffers.result(out, ctx) if "_buffers" in ctx.__dict__ else out
     finally:
         ctx.__dict__.pop("_saved", None)
+        reverse_buffers.end(ctx)
 
 
 def backward(top: Node, seed: Any, wanted: list) -> list:

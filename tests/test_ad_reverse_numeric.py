@@ -212,7 +212,6 @@ def _writes_into(fn):
 
 
 REFUSED = {
-    "copyto": (_writes_into(np.copyto), V, "numpy.copyto writes into an array"),
     "putmask": (_writes_into(lambda z, x: np.putmask(z, V > 0, x)), V, "numpy.putmask writes"),
     "place into": (lambda x: np.place(x, V > 0, 1.0) or x, V, "numpy.place writes"),
     "place list": (_writes_into(lambda z, x: np.place(z, V > 0, [x[0]])), V, "numpy.place writes"),

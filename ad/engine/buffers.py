@@ -23,6 +23,7 @@ declare_engine_code(__file__)
 
 ndarray = np.ndarray
 _shadows = {}  # id(root buffer) -> {tag: (flat shadow memory, chunk shape)}
+REVERSE_VERSIONS = {}  # id(root buffer) -> {tag: tape node}: reverse mode's buffers (``reverse_buffers``)
 
 
 def _address(a):
@@ -41,16 +42,30 @@ def live_tags(a):
 
 def has_shadow(a):
     """Whether ndarray ``a`` shares memory that holds tangents of a live AD run."""
-    entries = _shadows.get(id(root_of(a)))
+    root = root_of(a)
+    entries = _shadows.get(id(root))
+    if REVERSE_VERSIONS and REVERSE_VERSIONS.get(id(root)):
+        _refuse_reverse(root)
     return bool(entries) and bool(live_tags(a))
 
 
-def _view(flat, chunk, root, a):
-    """The part of shadow memory ``flat`` that mirrors view ``a`` of ``root``: shape ``chunk + a.shape``."""
+def _refuse_reverse(root):
+    """Forward mode met a buffer that a live reverse-mode run wrote values being differentiated into."""
+    if any(not t.finished for t in REVERSE_VERSIONS[id(root)]):
+        raise TypeError(
+            "a forward-mode derivative nested in a reverse-mode one used an array that the reverse-mode run "
+            "wrote values being differentiated into; reverse mode records such writes for one derivative at "
+            "a time: take the outer derivative in forward mode too, or build a new array instead of writing"
+        )
+
+
+def mirror(flat, chunk, root, a):
+    """The part of ``flat`` (one item per item of ``root``'s memory, after ``chunk`` leading axes: shadow
+    memory, or reverse mode's positions) laid out as view ``a`` of ``root``: shape ``chunk + a.shape``."""
     size = root.itemsize
     if a.dtype != root.dtype:
         raise TypeError(
-            "a view of a buffer with another dtype (%s of %s) cannot carry tangents; "
+            "a view of a buffer with another dtype (%s of %s) cannot carry derivatives; "
             "copy it first with .astype()" % (a.dtype, root.dtype)
         )
     offset = (_address(a) - _address(root)) // size
@@ -67,7 +82,7 @@ def shadow(a, t):
     entry = entries.get(t) if entries else None
     if entry is None:
         return None
-    return _view(entry[0], entry[1], root, a)
+    return mirror(entry[0], entry[1], root, a)
 
 
 def _ensure(a, t, chunk, dtype):
@@ -87,7 +102,7 @@ def _ensure(a, t, chunk, dtype):
             "tangents with %d directions written into a buffer holding tangents with %d"
             % (chunk[0] if chunk else 1, entry[1][0] if entry[1] else 1)
         )
-    return _view(entry[0], entry[1], root, a)
+    return mirror(entry[0], entry[1], root, a)
 
 
 def lift(a, below=None):
@@ -132,6 +147,8 @@ def write(a, key, value, below=None):
         a[key] = value
         _zero(a, key, tags)
         return
+    if getattr(type(value), "reverse_layer", False):
+        _refuse_reverse_value()
     if a.dtype.kind not in "fc":
         raise TypeError(
             "writing a value being differentiated into an array of dtype %s would drop its tangent; "
@@ -149,6 +166,14 @@ def write(a, key, value, below=None):
     if n:
         meta = fit(meta, np.ndim(a[key]) + n, n)
     write(s, lead_axes(n) + key_tuple(key), meta)
+
+
+def _refuse_reverse_value():
+    raise TypeError(
+        "a forward-mode derivative nested in a reverse-mode one wrote a value of the reverse-mode run into an "
+        "array; reverse mode records such writes for one derivative at a time: take the outer derivative in "
+        "forward mode too, or build a new array instead of writing"
+    )
 
 
 def _zero(a, key, tags):

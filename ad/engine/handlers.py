@@ -54,6 +54,8 @@ def build(has_shadow, lift, assign, comparisons=False):
         if kind is ndarray:
             if has_shadow(obj):
                 return dispatch(operator.getitem, (lift(obj), key))
+            if issubclass(type(key), Tagged):  # an index being differentiated: its rule says so
+                return dispatch(operator.getitem, (obj, key))
             return obj[key]
         tagged_key = issubclass(type(key), Tagged)
         if issubclass(kind, Tagged):

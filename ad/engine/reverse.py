@@ -20,7 +20,6 @@ values are refused: the cotangent conventions for them are not settled here yet.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -28,66 +27,19 @@ import numpy as np
 
 from context.base import Context
 from context.resolve import declare_engine_code
-from context.tagging import Tagged, TaggingContext, enclosing_call, native_primitive
+from context.tagging import Tagged, TaggingContext, dispatch, enclosing_call, native_primitive
 from context.tagging.dispatch import qualified_name
 from context.tagging.values import live
 
-from . import reverse_writes
-from .dual import ScalarArrayMethods
-from .dual_array import DualArray, is_array
+from . import reverse_buffers, reverse_writes
+from .buffers import REVERSE_VERSIONS
+from .dual_array import is_array
 from .forward import JVP_RULES, NOT_DIFFERENTIABLE, ON_DEFJVP, ZERO, NoRuleError
+from .traced import Node, Traced, TracedArray, make_traced  # noqa: F401  (defined there; imported from here too)
 
 declare_engine_code(__file__)
 
 ndarray = np.ndarray
-
-
-_serials = itertools.count()
-
-
-class Node:
-    """One recorded operation: ``parents`` are ``(node, pullback)`` pairs (none for an input).
-
-    ``serial`` grows with each node made, so a node's serial is larger than its parents': the
-    backward pass takes nodes in decreasing serial order, each after all its users."""
-
-    __slots__ = ("parents", "serial")
-
-    def __init__(self, parents: tuple = ()) -> None:
-        self.parents = parents
-        self.serial = next(_serials)
-
-
-class Traced(ScalarArrayMethods, Tagged):
-    """A number being differentiated in reverse mode (primal ``value``, tape node ``meta``)."""
-
-    __slots__ = ()
-
-    def item(self) -> Traced:
-        return self
-
-
-class TracedArray(DualArray):
-    """An array being differentiated in reverse mode: ``DualArray``'s array protocol, a node for meta."""
-
-    __slots__ = ()
-
-    def __repr__(self):
-        return "TracedArray(%r, tag=#%d)" % (self.value, self.tag.serial)
-
-
-def make_traced(value: Any, tag: Any, node: Node) -> Tagged:
-    """The tagged value for primal ``value``: a ``TracedArray`` for arrays, else a ``Traced``."""
-    if type(value) is float:
-        return Traced(value, tag, node)
-    if np.iscomplexobj(value):
-        raise TypeError(
-            "reverse mode: complex values are not supported yet (a result of %r); use ad.ForwardMode()"
-            % (type(value).__name__,)
-        )
-    if type(value) is ndarray or (type(value) is not float and is_array(value)):
-        return TracedArray(value, tag, node)
-    return Traced(value, tag, node)
 
 
 class ReverseCtx(TaggingContext):
@@ -115,9 +67,14 @@ def split(ctx, args):
     primals = []
     nodes = []
     found = False
+    versions = REVERSE_VERSIONS
     for a in args:
+        if versions and type(a) is ndarray and reverse_buffers.has_version(a):
+            a = reverse_buffers.lift(a)
         if isinstance(a, Tagged):
             if a.tag is t:
+                if versions and type(a) is TracedArray:
+                    a = reverse_buffers.fresh(a)
                 primals.append(a.value)
                 nodes.append(a.meta)
                 found = True
@@ -137,6 +94,45 @@ def _no_traced_keywords(fn, ctx, kwargs):
             )
 
 
+def _holds_derivative(ctx, out):
+    """Whether ``out=`` (an array, or a 1-tuple of one) holds values being differentiated."""
+    if type(out) is tuple and len(out) == 1:
+        out = out[0]
+    if isinstance(out, Tagged):
+        return out.tag is ctx._tag
+    return type(out) is ndarray and bool(REVERSE_VERSIONS) and reverse_buffers.has_version(out)
+
+
+def _into_out(primitive, fn, ctx, args, kwargs):
+    """``fn(*args, out=target, where=mask)`` with derivatives: the result computed (everywhere, warnings
+    of the elements left out silenced), then written into ``target`` where ``mask`` holds; elements
+    left out keep ``target``'s values (without ``out=``: zeros, where NumPy leaves them undefined)."""
+    kwargs = dict(kwargs)
+    target = kwargs.pop("out", None)
+    mask = kwargs.pop("where", True)
+    if type(target) is tuple:
+        if len(target) != 1:
+            raise NoRuleError("%s with several out= arrays has no reverse-mode rule; assign the results instead"
+                              % qualified_name(fn))
+        target = target[0]
+    if mask is not True:
+        kwargs["masked"], kwargs["masked_where"] = _MASKED, mask
+    full = primitive(ctx, *args, **kwargs)
+    if mask is not True:
+        if target is None:
+            current = np.zeros((), dtype=np.result_type(getattr(full, "dtype", float)))
+        else:
+            current = reverse_buffers.lift(target) if type(live(target)) is ndarray else target
+        full = dispatch(np.where, (mask, full, current))
+    if target is None:
+        return full
+    reverse_writes.assign(target, Ellipsis, full)
+    return target
+
+
+_MASKED = object()  # marks the call _into_out makes of a ufunc given where=: its rule drops the elements left out
+
+
 def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
     """A primitive recording ``fn``: ``makers[i](ans, primals, kwargs, i)`` gives argument ``i``'s pullback
     (the last maker serves the arguments after it), or is ``ZERO`` or ``NOT_DIFFERENTIABLE``."""
@@ -145,15 +141,18 @@ def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
     @native_primitive
     def primitive(ctx, /, *args, **kwargs):
         primals, nodes, found = split(ctx, args)
+        mask = None
         if kwargs:
             _no_traced_keywords(fn, ctx, kwargs)
-            if found and ("out" in kwargs or kwargs.get("where", True) is not True):
-                raise NoRuleError(
-                    "%s with out= or where= has no reverse-mode rule yet; assign the result instead, or "
-                    "use ad.ForwardMode()" % qualified_name(fn)
-                )
-            if kwargs.get("out") is not None:  # constants only: a plain write, seen by the tape
-                out = kwargs["out"]
+            out = kwargs.get("out")
+            if found or _holds_derivative(ctx, out):
+                if out is not None or kwargs.get("where", True) is not True:
+                    return _into_out(primitive, fn, ctx, args, kwargs)
+            if kwargs.get("masked") is _MASKED:  # the elements computed, from _into_out
+                kwargs = dict(kwargs)
+                mask = kwargs.pop("masked_where")
+                del kwargs["masked"]
+            elif out is not None:  # constants only: a plain write, seen by the tape
                 for a in (out if type(out) is tuple else (out,)):
                     reverse_writes.before_write(ctx, a)
         t = ctx._tag
@@ -163,7 +162,11 @@ def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
                     "%s is not differentiable in argument %d, which carries a derivative; make it a constant"
                     % (qualified_name(fn), i + 1)
                 )
-        ans = enclosing_call(t, fn, tuple(primals), kwargs)
+        if mask is None:
+            ans = enclosing_call(t, fn, tuple(primals), kwargs)
+        else:
+            with np.errstate(all="ignore"):
+                ans = enclosing_call(t, fn, tuple(primals), kwargs)
         if not found or (is_array(ans) and ans.dtype.kind in "biu"):
             return ans  # integer and boolean results carry no derivative (as astype(int) in forward mode)
         parents = []
@@ -177,6 +180,11 @@ def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
             if make is ZERO:
                 continue
             pull = make(ans, primals, kwargs, i)
+            if mask is not None:
+                if not hasattr(pull, "mask"):
+                    raise NoRuleError("%s with where= has no reverse-mode rule; compute it everywhere and use "
+                                      "np.where, or use ad.ForwardMode()" % qualified_name(fn))
+                pull.mask = np.broadcast_to(mask, np.shape(ans))
             if saves:
                 reverse_writes.save(ctx, pull, saves)
             parents.append((node, pull))

@@ -10,7 +10,7 @@ what they saved (``detach``): copy on write, paid by programs that write into sa
 Seen writes: subscript assignment and in-place operators in rewritten code (the handlers
 below), and natives that write into an array argument (``out=``, ``np.copyto``,
 ``ndarray.fill`` and the other mutating methods: the guard below). Writes of values being
-differentiated into arrays are refused (``NoRuleError``): the tape does not follow them yet.
+differentiated into arrays are recorded too, as versions of the buffer (``reverse_buffers``).
 """
 
 from __future__ import annotations
@@ -21,10 +21,9 @@ from context.resolve import declare_engine_code
 from context.rewrite.operators import BINARY_OPS
 from context.state import STATE
 from context.tagging import Tagged
-from context.tagging import contexts as tagging
-from context.tagging.guard import NativeGuard
 
-from .forward import NoRuleError
+from . import reverse_buffers
+from .handlers import build
 
 declare_engine_code(__file__)
 
@@ -34,10 +33,6 @@ _MUTATING_METHODS = frozenset(["fill", "sort", "put", "partition", "resize", "it
                                "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ipow__"])
 _MUTATING_FUNCTIONS = {id(f): f for f in (np.copyto, np.place, np.putmask, np.put, np.put_along_axis,
                                           np.fill_diagonal)}
-_WRITES_REFUSED = (
-    "reverse mode does not record writes of values being differentiated into arrays yet (x[i] = v, x += v, "
-    "out=); build a new array instead (np.where, np.concatenate, np.stack), or use ad.ForwardMode()"
-)
 
 
 def root_of(a: ndarray) -> ndarray:
@@ -78,46 +73,43 @@ def _current():
     return ctx if getattr(type(ctx), "records_writes", False) else None
 
 
-def _mine(ctx, v):
-    return isinstance(v, Tagged) and v.tag is ctx._tag
+def assign(target, key, value) -> None:
+    """``target[key] = value`` under reverse mode: the tape's saved arrays of ``target``'s memory are
+    copied first, then the write is recorded (``reverse_buffers``)."""
+    ctx = _current()
+    if ctx is not None:
+        p = target.value if isinstance(target, Tagged) else target
+        before_write(ctx, p)
+    reverse_buffers.assign(target, key, value)
 
 
-def setitem(obj, key, value):
-    """``obj[key] = value`` in rewritten code under reverse mode."""
-    if type(obj) is ndarray:
-        ctx = _current()
-        if ctx is not None:
-            if _mine(ctx, value):
-                raise NoRuleError(_WRITES_REFUSED)
-            before_write(ctx, obj)
-    return tagging.setitem(obj, key, value)
+def _cow(handler):
+    """An in-place operator's handler, with the saved arrays of a plain target copied first."""
 
-
-def _inplace(iop):
-    def handler(a, b):
+    def inplace(a, b):
         if type(a) is ndarray:
             ctx = _current()
             if ctx is not None:
-                if _mine(ctx, b):
-                    raise NoRuleError(_WRITES_REFUSED)
                 before_write(ctx, a)
-        return iop(a, b)
+        return handler(a, b)
 
-    handler.__name__ = iop.__name__
-    return handler
+    inplace.__name__ = handler.__name__
+    return inplace
+
+
+HANDLERS, _BUFFER_GUARD = build(reverse_buffers.has_version, reverse_buffers.lift, assign)
+for _iop in BINARY_OPS[13:]:
+    HANDLERS[_iop.__name__] = _cow(HANDLERS[_iop.__name__])
 
 
 def handlers():
     """The implicit handlers of the reverse-mode context."""
-    table = dict(tagging.TaggingContext.implicit_handlers)
-    table["setitem"] = setitem
-    for iop in BINARY_OPS[13:]:
-        table[iop.__name__] = _inplace(iop)
-    return table
+    return dict(HANDLERS)
 
 
-class ReverseGuard(NativeGuard):
-    """The tagging guard, with natives that write into an array argument seen first."""
+class ReverseGuard(type(_BUFFER_GUARD)):
+    """The tagging guard, with buffers holding versions seen as the values they stand for, and
+    natives that write into an array argument seen first."""
 
     def call(self, f, args, kwargs, run=None, /):
         ctx = _current()
@@ -133,7 +125,7 @@ class ReverseGuard(NativeGuard):
                 before_write(ctx, args[0])
             elif type(owner) is np.ufunc and getattr(f, "__name__", None) == "at" and args:
                 before_write(ctx, args[0])
-        return NativeGuard.call(self, f, args, kwargs, run)
+        return type(_BUFFER_GUARD).call(self, f, args, kwargs, run)
 
 
 GUARD = ReverseGuard()

@@ -55,10 +55,11 @@ def _detached(values, root):
 class _FromJvp:
     """The pullback of argument ``i`` of an elementwise function, from its forward rule."""
 
-    __slots__ = ("jvp", "ans", "primals", "kwargs", "i")
+    __slots__ = ("jvp", "ans", "primals", "kwargs", "i", "mask")
 
     def __init__(self, jvp, ans, primals, kwargs, i):
         self.jvp, self.ans, self.primals, self.kwargs, self.i = jvp, ans, primals, kwargs, i
+        self.mask = None  # where= of a ufunc: the elements computed (the others send nothing back)
 
     def detach(self, root):
         """Keep copies of the saved arrays in memory block ``root`` (about to be written)."""
@@ -66,6 +67,10 @@ class _FromJvp:
 
     def __call__(self, u):
         primals = self.primals
+        if self.mask is not None:  # where= of a ufunc: the elements left out were computed too; their terms are dropped
+            with np.errstate(all="ignore"):
+                term = np.where(self.mask, self.jvp(u, self.ans, *primals, **self.kwargs), 0.0)
+            return unbroadcast(term, primals[self.i])
         try:
             term = self.jvp(u, self.ans, *primals, **self.kwargs)
         except (ZeroDivisionError, ValueError, OverflowError):  # Python numbers at a singular point

@@ -317,10 +317,13 @@ def _concatenate(ctx, arrays, axis=0, **kwargs):
 @ReverseCtx.primitive(operator.setitem)
 @native_primitive
 def _setitem(ctx, obj, key, value):
-    raise NoRuleError(
-        "reverse mode does not record writes into arrays being differentiated yet (x[i] = v, x += v on an "
-        "array, out=); build a new array instead (np.where, np.concatenate), or use ad.ForwardMode()"
-    )
+    """``obj[key] = value``: a write into an array is recorded as a new version of its buffer."""
+    if isinstance(key, Tagged) or (type(key) is tuple and any(isinstance(k, Tagged) for k in key)):
+        raise NoRuleError("an array index carries a derivative: indices must be constants (use int(i))")
+    if isinstance(obj, np.ndarray) or (isinstance(obj, Tagged) and isinstance(primal(obj), np.ndarray)):
+        reverse_writes.assign(obj, key, value)
+    else:
+        obj[key] = value
 
 
 # ------------------------------------------------------------------ ad.checkpoint

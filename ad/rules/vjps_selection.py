@@ -6,15 +6,16 @@ element's cotangent to the choice the first true condition picks (to ``default``
 is true), summed back over broadcast axes; ``piecewise`` runs each function on the elements its
 condition selects (a later condition overrides an earlier one, as NumPy writes them in order)
 and sends them their cotangents; ``block`` gives each block its part. Conditions are constants.
-Raise NoRuleError: a condition carrying a derivative; ``copyto``/``putmask``/``place`` with a
-value being differentiated as source or destination (reverse mode does not record writes:
-build a new array with ``np.where`` instead, or use ``ad.ForwardMode()``).
+``np.copyto`` is recorded as the write it is (``dst[...] = src``, or where ``where`` holds).
+Raise NoRuleError: a condition carrying a derivative; ``putmask``/``place`` with a value
+being differentiated as source or destination (build a new array with ``np.where`` instead,
+or use ``ad.ForwardMode()``).
 """
 
 import numpy as np
 
 from context.base import Context
-from context.tagging import enclosing_call, native_primitive
+from context.tagging import dispatch, enclosing_call, native_primitive
 from context.tagging.dispatch import qualified_name
 from context.tagging.values import primal
 
@@ -153,9 +154,9 @@ def _write(fn):
     def primitive(ctx, *args, **kwargs):
         if _mine(ctx, args + tuple(kwargs.values())):
             raise NoRuleError(
-                "%s writes into an array, and a value being differentiated is its source or destination; reverse "
-                "mode does not record writes: build a new array instead (np.where(mask, values, a)), or use "
-                "ad.ForwardMode()" % qualified_name(fn))
+                "%s writes into an array, and a value being differentiated is its source or destination; it has "
+                "no reverse-mode rule: write with a mask instead (a[mask] = values, np.copyto(a, values, "
+                "where=mask)), or use ad.ForwardMode()" % qualified_name(fn))
         target = args[0] if args else next((kwargs[k] for k in ("dst", "a", "arr") if k in kwargs), None)
         reverse_writes.before_write(ctx, target)  # constants: the tape's saved arrays keep their values
         return enclosing_call(ctx._tag, fn, args, kwargs)
@@ -163,5 +164,18 @@ def _write(fn):
     return primitive
 
 
-for _fn in (np.copyto, np.putmask, np.place):
+for _fn in (np.putmask, np.place):
     _write(_fn)
+
+
+@ReverseCtx.primitive(np.copyto)
+@native_primitive
+def _copyto(ctx, dst, src, casting="same_kind", where=True):
+    if not (_mine(ctx, dst) or _mine(ctx, src)):
+        reverse_writes.before_write(ctx, dst)  # constants: the tape's saved arrays keep their values
+        return enclosing_call(ctx._tag, np.copyto, (dst, src), {"casting": casting, "where": where})
+    if _mine(ctx, where):
+        raise NoRuleError("np.copyto: the where= mask carries a derivative; it must be a constant")
+    if where is not True:
+        src = dispatch(np.where, (where, src, dst))  # elements left out keep dst's values and derivatives
+    reverse_writes.assign(dst, Ellipsis, src)

@@ -1,0 +1,233 @@
+"""Reverse mode's writes of values being differentiated into arrays: buffers with versions.
+
+A plain ndarray cannot carry a tape node, and the caller may hold it (a buffer made outside
+the function and reused). When a value being differentiated is written into one, the
+buffer gets a *version*: a tape node standing for its whole memory, whose cotangent is a
+flat array over that memory. Each write makes a new version, whose parents are the
+version before it (the positions written get nothing from later reads: ``Overwritten``)
+and the value written (``Written``). Reading a view of a buffer with a version gives a
+``TracedArray`` whose node is a ``Read`` of the version at the view's positions. An array
+computed in the run (a ``TracedArray``) that is written into gets a version too, with a mask
+of the elements written: the arrays that are views of its memory and were made before the
+write read the version where it was written and keep their own derivative elsewhere when
+next used (``fresh``).
+
+Positions are found from a view's address and strides, as forward mode's shadow memory
+is; only buffers whose memory is one contiguous block can hold versions. One layer only:
+a write whose value or target is also being differentiated by another derivative
+(forward over reverse, reverse over reverse) is refused with ``NoRuleError``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from context.resolve import declare_engine_code
+from context.tagging import Tagged
+from context.tagging.arrays import per_buffer, root_of
+from context.tagging.values import live
+
+from . import buffers
+from .forward import NoRuleError
+from .traced import Node, TracedArray
+from ..rules.buffer_pullbacks import Overwritten, Read, Unwritten, Written
+
+declare_engine_code(__file__)
+
+ndarray = np.ndarray
+_VERSIONS = buffers.REVERSE_VERSIONS  # id(root buffer) -> {tag: version node}
+_NESTED = (
+    "reverse mode records writes into arrays for one derivative at a time; this write carries the values of "
+    "another derivative too (a Hessian forward over reverse, or a derivative nested in the one being "
+    "recorded): use ad.ForwardMode() for it (ad.hessian(f, x) or ad.HigherOrder(ad.ForwardMode(), "
+    "ad.ForwardMode())), or build a new array instead of writing (np.where, np.concatenate)"
+)
+
+
+def positions(root: ndarray, a: ndarray) -> ndarray:
+    """The memory position (item index from the start of ``root``) of each element of view ``a``."""
+    return buffers.mirror(np.arange(root.size, dtype=np.intp), (), root, a).copy()
+
+
+def _check_block(root):
+    if not (root.flags.c_contiguous or root.flags.f_contiguous):
+        raise NoRuleError(
+            "writing a value being differentiated into a view of a non-contiguous buffer: reverse mode has "
+            "nowhere to keep its derivative; make the buffer with np.empty/np.zeros (or copy it) first"
+        )
+
+
+def _entry(root, t):
+    """``(version node, written)`` of ``root`` for tag ``t``, or None; ``written`` is None for a plain
+    buffer (elements never written are constants) or, for the memory of an array computed in the
+    run, a mask of the elements written (the others keep that array's own derivative)."""
+    entries = _VERSIONS.get(id(root))
+    return entries.get(t) if entries else None
+
+
+def has_version(a: ndarray) -> bool:
+    """Whether plain ndarray ``a``'s buffer holds values of a live reverse-mode run."""
+    entries = _VERSIONS.get(id(root_of(a)))
+    if not entries:
+        return False
+    for t in [t for t in entries if t.finished]:
+        del entries[t]
+    return bool(entries)
+
+
+def _set(root, t, node, written):
+    per_buffer(_VERSIONS, root, True)[t] = (node, written)
+    if t.context is not None:
+        t.context.__dict__.setdefault("_buffers", {})[id(root)] = root
+
+
+def _read_parent(root, a, entry, pos=None):
+    """``((version node, Read pullback), mask)`` for view ``a``: the read is restricted to the
+    elements written (``mask``) when the version covers only those, else ``mask`` is None."""
+    node, written = entry
+    pos = positions(root, a) if pos is None else pos
+    mask = None if written is None else written[pos]
+    start = None
+    if a.size and a.flags.c_contiguous and (pos.size == 1 or bool(np.all(np.diff(pos.reshape(-1)) == 1))):
+        start = int(pos.reshape(-1)[0])
+    overlapping = start is None and (not a.flags.writeable or 0 in a.strides)
+    return (node, Read(pos, root.size, start, overlapping, mask)), mask
+
+
+def lift(a: ndarray) -> Any:
+    """Buffer ``a`` as the ``TracedArray`` it stands for (the newest live version's), or ``a`` itself."""
+    root = root_of(a)
+    entries = _VERSIONS.get(id(root))
+    if not entries:
+        return a
+    live_tags = [t for t in entries if not t.finished]
+    if not live_tags:
+        return a
+    t = max(live_tags, key=lambda t: t.serial)
+    parent, _ = _read_parent(root, a, entries[t])
+    return TracedArray(a, t, Node((parent,)))
+
+
+def fresh(x: TracedArray) -> TracedArray:
+    """``x``, or (part of its memory written since it was made) the same view reading its buffer's
+    version where it was written and keeping its own derivative elsewhere."""
+    p = x.value
+    if type(p) is not ndarray:
+        return x
+    root = root_of(p)
+    entry = _entry(root, x.tag)
+    if entry is None or entry[0].serial < x.meta.serial:
+        return x
+    pos = positions(root, p)
+    if entry[1] is not None and not entry[1][pos].any():
+        return x
+    parent, mask = _read_parent(root, p, entry, pos)
+    if mask is None or mask.all():
+        return TracedArray(p, x.tag, Node((parent,)))
+    return TracedArray(p, x.tag, Node((parent, (x.meta, Unwritten(mask)))))
+
+
+def _key_positions(root, a, key):
+    """Positions of ``a[key]``: from the view itself when ``key`` makes one (no index array of all of
+    ``a``); a leading new axis keeps an integer key from making a scalar."""
+    try:
+        view = a[(None,) + (key if isinstance(key, tuple) else (key,))]
+    except (IndexError, TypeError, ValueError):
+        view = None
+    if type(view) is ndarray and view.base is not None and root_of(view) is root:
+        return positions(root, view)[0]
+    return positions(root, a)[key]
+
+
+def assign(target: Any, key: Any, value: Any) -> None:
+    """``target[key] = value`` in a reverse-mode run: ``target`` a plain ndarray or a ``TracedArray``."""
+    target = live(target)
+    if type(value) is ndarray and has_version(value):
+        value = lift(value)
+    elif type(value) is TracedArray:
+        value = fresh(value)
+    if isinstance(target, TracedArray):
+        t = target.tag
+        if isinstance(value, Tagged) and value.tag is not t:
+            raise NoRuleError(_NESTED)
+        a = target.value
+        if type(a) is not ndarray:
+            raise NoRuleError(_NESTED)
+        owned = True
+    elif type(target) is ndarray:
+        a = target
+        entries = _VERSIONS.get(id(root_of(a)))
+        if not isinstance(value, Tagged):
+            a[key] = value
+            if entries:  # a constant over part of a buffer with versions: that part's derivative is zero now
+                _clear(a, key, entries)
+            return
+        t = value.tag
+        if buffers.live_tags(a) or (entries and any(u is not t for u in entries if not u.finished)):
+            raise NoRuleError(_NESTED)
+        owned = False
+    else:
+        target[key] = value
+        return
+    mine = isinstance(value, Tagged) and value.tag is t
+    if mine and (isinstance(value.value, Tagged) or not isinstance(value.meta, Node)):
+        raise NoRuleError(_NESTED)
+    root = root_of(a)
+    _check_block(root)
+    if a.dtype.kind not in "fc":
+        raise TypeError(
+            "writing a value being differentiated into an array of dtype %s would drop its derivative; "
+            "only float arrays can hold one (make the buffer with dtype=float)" % a.dtype
+        )
+    pos = _key_positions(root, a, key)
+    a[key] = value.value if mine else value
+    entry = _entry(root, t)
+    if entry is None:
+        previous, written = None, (np.zeros(root.size, dtype=bool) if owned else None)
+    else:
+        previous, written = entry
+    parents = [] if previous is None else [(previous, Overwritten(pos))]
+    if mine:
+        parents.append((value.meta, Written(pos, value.value)))
+    if written is not None:
+        written[pos] = True
+    _set(root, t, Node(tuple(parents)), written)
+
+
+def _clear(a, key, entries):
+    root = root_of(a)
+    pos = None
+    for t, (node, written) in list(entries.items()):
+        if t.finished:
+            continue
+        pos = _key_positions(root, a, key) if pos is None else pos
+        if written is not None:
+            written[pos] = True
+        _set(root, t, Node(((node, Overwritten(pos)),)), written)
+
+
+def result(out: Any, ctx: Any) -> Any:
+    """What ``ctx``'s run returned, with buffers holding its versions read and its ``TracedArray``
+    written since they were made reading their versions (lists and tuples walked)."""
+    t = ctx._tag
+    kind = type(out)
+    if kind is list or kind is tuple:
+        return kind(result(o, ctx) for o in out)
+    if kind is ndarray:
+        root = root_of(out)
+        entry = _entry(root, t)
+        return out if entry is None else TracedArray(out, t, Node((_read_parent(root, out, entry)[0],)))
+    if kind is TracedArray and out.tag is t:
+        return fresh(out)
+    return out
+
+
+def end(ctx: Any) -> None:
+    """The run of ``ctx`` ended: its versions are dropped (its tag is finished; nothing reads them again)."""
+    t = getattr(ctx, "_tag", None)
+    for root in ctx.__dict__.pop("_buffers", {}).values():
+        entries = _VERSIONS.get(id(root))
+        if entries:
+            entries.pop(t, None)
