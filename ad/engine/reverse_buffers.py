@@ -69,6 +69,8 @@ def _entry(root, t):
 
 def has_version(a: ndarray) -> bool:
     """Whether plain ndarray ``a``'s buffer holds values of a live reverse-mode run."""
+    if not _VERSIONS:  # the common case, on every array operand of reverse-mode code: no buffer written
+        return False
     entries = _VERSIONS.get(id(root_of(a)))
     if not entries:
         return False
@@ -229,5 +231,7 @@ def end(ctx: Any) -> None:
     t = getattr(ctx, "_tag", None)
     for root in ctx.__dict__.pop("_buffers", {}).values():
         entries = _VERSIONS.get(id(root))
-        if entries:
+        if entries is not None:
             entries.pop(t, None)
+            if not entries:  # an empty store keeps has_version's fast path
+                del _VERSIONS[id(root)]
