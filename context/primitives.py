@@ -30,6 +30,9 @@ def version():
     return _version[0]
 
 
+REGISTRATIONS = _version  # ``[version()]``, for code that reads it on every operation
+
+
 _merged = weakref.WeakKeyDictionary()
 
 

@@ -16,6 +16,7 @@ from context.resolve import declare_engine_code, lookup_special
 from context.state import STATE
 from context.rewrite.operators import BINARY_OPS, COMPARE_OPS
 from context.tagging import Tagged, dispatch
+from context.tagging.arrays import root_of
 from context.tagging.dispatch import qualified_name
 from context.tagging.guard import NativeGuard
 
@@ -37,14 +38,29 @@ def handler(a, b):
         b = lift(b)
     return a %s b
 """
+_TEMPLATE_LIFT_IF = """
+def handler(a, b):
+    if type(a) is ndarray:
+        a = lift_if(a)
+    if type(b) is ndarray:
+        b = lift_if(b)
+    return a %s b
+"""
 
 
-def build(has_shadow, lift, assign, comparisons=False):
+_VIEW_METHODS = frozenset({"reshape", "ravel", "transpose", "swapaxes", "squeeze"})  # a view when NumPy can
+
+
+def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=False):
     """``(handlers, guard)`` for an AD context whose plain buffers may stand for values being
     differentiated: ``has_shadow(a)`` tells which, ``lift(a)`` gives the ``DualArray`` one
     stands for, ``assign(target, key, value)`` writes into one (forward mode's shadow
     memory; sparsity detection's dependency store). With ``comparisons``, comparisons of such
-    buffers go to their rules too (sparsity detection must see them; forward mode need not)."""
+    buffers go to their rules too (sparsity detection must see them; forward mode need not).
+    ``lift_if(a)``, where given, is ``lift(a)`` for such a buffer and ``a`` itself for any
+    other, in one look (the operators then call it alone). With ``views_free``, a view of
+    such a buffer needs no rule (what it stands for is found from its memory, as sparsity
+    detection's store does): ``a.reshape(...)`` and the like return NumPy's own view."""
 
     def getitem(obj, key):
         """``obj[key]``."""
@@ -89,8 +105,9 @@ def build(has_shadow, lift, assign, comparisons=False):
     def _written(op, symbols):
         # written out with the operator itself: this runs for every arithmetic operation in
         # differentiated code, and the specialized instruction is much cheaper than operator.add
-        namespace = {"ndarray": ndarray, "has_shadow": has_shadow, "lift": lift}
-        exec(compile(_TEMPLATE % symbols[op.__name__], __file__, "exec"), namespace)
+        namespace = {"ndarray": ndarray, "has_shadow": has_shadow, "lift": lift, "lift_if": lift_if}
+        template = _TEMPLATE if lift_if is None else _TEMPLATE_LIFT_IF
+        exec(compile(template % symbols[op.__name__], __file__, "exec"), namespace)
         handler = namespace["handler"]
         handler.__name__ = handler.__qualname__ = op.__name__
         return handler
@@ -130,6 +147,10 @@ def build(has_shadow, lift, assign, comparisons=False):
 
         def call(self, f, args, kwargs, run=None, /):
             owner = getattr(f, "__self__", None)
+            if views_free and type(owner) is ndarray and getattr(f, "__name__", None) in _VIEW_METHODS:
+                view = (run or f)(*args, **kwargs)
+                if type(view) is ndarray and view.base is not None and root_of(view) is root_of(owner):
+                    return view
             if type(owner) is ndarray and has_shadow(owner):
                 name = getattr(f, "__name__", None)
                 method = getattr(DualArray, name, None) if isinstance(name, str) else None

@@ -23,21 +23,27 @@ def _sparse():
 
 
 def _matrix(D, m, n):
-    """The boolean CSR pattern of slots ``D`` (``(K,) + shape``, ``m`` elements) over ``n`` inputs,
-    built row by row from the slots (no triplet sort: the slots are the rows already)."""
+    """The boolean CSR pattern of slots ``D`` (``(K,) + shape``, ``m`` elements) over ``n`` inputs.
+
+    The slots are the rows already: sorted and deduplicated per element by a sorting
+    network (``deps.sorted_rows``), laid out row by row, ``K`` entries a row, with the
+    empty slots stored as explicit ``False`` entries that SciPy's ``eliminate_zeros`` then
+    drops in one pass; nothing is left to sort or merge.
+    """
     sp = _sparse()
-    slots = deps.flat(D).T  # (m, K): the slots of each row
-    used = slots > 0
-    K = slots.shape[1]
-    if K and used.all():
-        indices = slots.ravel() - 1
-        indptr = np.arange(0, m * K + 1, K, dtype=np.int64)
-    else:
-        indices = slots[used] - 1
-        indptr = np.concatenate([[0], np.cumsum(used.sum(axis=1))]).astype(np.int64)
-    pattern = sp.csr_matrix((np.ones(len(indices), dtype=bool), indices, indptr), shape=(m, n))
-    pattern.sum_duplicates()  # sorts each row and merges an input listed twice
-    pattern.data[:] = True
+    K = D.shape[0]
+    if not K or not m:
+        return sp.csr_matrix((m, n), dtype=bool)
+    index = np.int32 if max(m * K, n) < 2**31 else np.int64
+    rows = np.stack(deps.sorted_rows(D), axis=1)  # (m, K), row-major: the transposition, in the slots' small dtype
+    present = rows > 0
+    columns = rows.astype(index)
+    columns -= 1
+    np.maximum(columns, 0, out=columns)  # an empty slot's column: any valid one, its entry is False
+    indptr = np.arange(0, m * K + 1, K, dtype=index)
+    pattern = sp.csr_matrix((present.ravel(), columns.ravel(), indptr), shape=(m, n))
+    pattern.eliminate_zeros()
+    pattern.has_sorted_indices = True  # and no duplicates: canonical, as sum_duplicates would leave it
     return pattern
 
 

@@ -22,7 +22,8 @@ declare_engine_code(__file__)
 
 
 def input_array(x: Any, who: str) -> np.ndarray:
-    """``x`` as a fresh float array (the detector's input), or a clear error."""
+    """``x`` as a fresh float array (the detector's input, which ``run`` hands to ``f``: the
+    caller's array is never written), or a clear error."""
     if isinstance(x, (bool, str, bytes, dict, set)) or x is None:
         raise TypeError("%s: x must be an array of numbers (a NumPy array or a list of floats), got %s"
                         % (who, type(x).__name__))
@@ -35,15 +36,15 @@ def input_array(x: Any, who: str) -> np.ndarray:
 
 
 def run(f: Callable[[Any], Any], x: np.ndarray, local: bool, pairs: Any = None) -> tuple[Any, np.ndarray]:
-    """``(f(x), D)``: the result's value and its dependencies (slots ``(K,) + shape``). With
+    """``(f(x), D)``: the result's value and its dependencies (slots ``(K,) + shape``, not to be
+    written into). ``x`` is the detector's own array (``input_array``): ``f`` receives it. With
     ``pairs`` (a ``second_order.Pairs``), the nonlinear interactions are collected in it."""
     ctx = SparsityCtx(local=local)
     ctx.pairs = pairs
     t = ctx._tag = Tag(ctx)
     t.used = True  # the input is an array carrying dependencies from the start: the guard must look
-    arg = x.copy()
-    store.put(arg, t, deps.identity(arg.shape))
-    out = overdub(ctx, f, arg)
+    store.put(x, t, deps.identity(x.shape))
+    out = overdub(ctx, f, x)
     return _value_and_deps(out, t, np.shape(_plain(out)))
 
 
@@ -71,7 +72,7 @@ def _value_and_deps(out, t, shape):
         D = store.get(out, t)
         if D is None or D is UNDECIDED:
             return out, deps.none(out.shape)
-        return out, np.array(D)
+        return out, D  # (a view of the store, which nothing writes into once the run is over)
     if isinstance(out, (int, float, complex, np.number)):
         return out, deps.none(())
     raise TypeError("sparsity detection: the function returned %s; return an array, a number, or a list of numbers"

@@ -23,7 +23,7 @@ from context.tagging.dispatch import qualified_name
 from context.tagging.values import live
 
 from . import deps, second_order, store
-from .tracer import UNDECIDED, SparsityCtx, assign, branch_error, deps_of, make_traced
+from .tracer import UNDECIDED, SparsityCtx, assign, branch_error, deps_of, make_traced, result
 
 declare_engine_code(__file__)
 
@@ -37,19 +37,30 @@ def _split(ctx, args):
     t = ctx._tag
     primals, ds, found = [], [], False
     for a in args:
-        a = live(a)
-        if issubclass(type(a), Tagged) and a.tag is t:
-            primals.append(a.value)
-            ds.append(a.meta)
-            found = True
-        elif type(a) is ndarray:
+        kind = type(a)
+        if kind is ndarray:
             d = store.get(a, t)
             primals.append(a)
             ds.append(d)
-            found = found or d is not None
-        else:
-            primals.append(a)
-            ds.append(None)
+            if d is not None:
+                found = True
+            continue
+        if issubclass(kind, Tagged):
+            if a.tag is not t:
+                a = live(a)
+            if issubclass(type(a), Tagged) and a.tag is t:
+                primals.append(a.value)
+                ds.append(a.meta)
+                found = True
+                continue
+            if type(a) is ndarray:
+                d = store.get(a, t)
+                primals.append(a)
+                ds.append(d)
+                found = found or d is not None
+                continue
+        primals.append(a)
+        ds.append(None)
     return primals, ds, found
 
 
@@ -61,24 +72,6 @@ def _call(ctx, fn, primals, kwargs):
     return enclosing_call(t, fn, tuple(primals), kwargs)
 
 
-def result(ctx, ans: Any, D: Any) -> Any:
-    """``ans`` carrying dependencies ``D`` (slots shaped ``(K,) + ans.shape``, ``UNDECIDED`` or None)."""
-    if D is None or (D is not UNDECIDED and not D.shape[0]) or (D is UNDECIDED and ctx.local):
-        return ans
-    t = ctx._tag
-    if type(ans) is ndarray and ans.ndim:
-        if D is UNDECIDED:
-            store.put(ans if root_of(ans) is ans else ans.copy(), t, UNDECIDED)
-        elif root_of(ans) is ans:
-            store.put(ans, t, D)
-        else:  # a view of a buffer: only its own part changes
-            store.write(ans, Ellipsis, t, D)
-        return ans
-    if type(ans) is ndarray:
-        ans = ans[()]
-    return make_traced(ans, t, D if D is UNDECIDED else D.reshape(D.shape[:1]))
-
-
 def _live(ds, skip=()):
     return [d for i, d in enumerate(ds) if d is not None and d is not UNDECIDED and i not in skip]
 
@@ -88,7 +81,7 @@ def _undecided(ctx, ds):
 
 
 def _shape(x):
-    return np.shape(x)
+    return x.shape if type(x) is ndarray else np.shape(x)
 
 
 def primitive(fn: Callable[..., Any], rule: Callable[..., Any]) -> None:
@@ -113,6 +106,7 @@ def primitive(fn: Callable[..., Any], rule: Callable[..., Any]) -> None:
         return out
 
     impl.__qualname__ = impl.__name__ = "sparsity rule of %s" % qualified_name(fn)
+    impl.rule = rule
     SparsityCtx.primitive(fn)(impl)
 
 
@@ -132,6 +126,7 @@ def elementwise(zero: tuple[int, ...] = ()):
         return _elementwise_one(ctx, fn, ans, ds, zero)
 
     rule.pairs_done = True
+    rule.zero = zero  # (the operators' fast path applies the same rule: ``operators``)
     return rule
 
 
@@ -319,6 +314,92 @@ def layout(data: tuple[Any, ...] = (0,), zero_kwargs: tuple[str, ...] = ()):
     return rule
 
 
+def along_slots(on_slots: Callable[..., Any], data: tuple[Any, ...] = (0,)):
+    """Functions that move elements along axes the same way in every slot (``np.roll``,
+    ``np.concatenate``): ``on_slots(t, args, kwargs)`` gives the result's slots straight from
+    the arguments' (the function applied to the slot arrays, axes shifted by one), or None
+    where it does not apply (lists of numbers, undecided parts), and the probe rule of
+    ``layout(data)`` runs instead. One pass over the slots, where probing numbers and
+    gathers every element."""
+    probe = layout(data)
+
+    def rule(ctx, fn, args, kwargs):
+        t = ctx._tag
+        ans = _call(ctx, fn, [_primal_tree(t, a) for a in args], kwargs)  # NumPy's own errors first
+        D = on_slots(t, args, kwargs)
+        if D is None:
+            return probe(ctx, fn, args, kwargs)
+        return result(ctx, ans, D if D.shape[0] else None)
+
+    rule.pairs_done = True  # moves: no second-order pairs
+    return rule
+
+
+def _array_deps(t, x):
+    """``(array, slots)`` for an ndarray argument (slots ``deps.none`` if it depends on nothing), or None."""
+    x = live(x)
+    if type(x) is not ndarray:
+        return None
+    d = store.get(x, t)
+    if d is UNDECIDED:
+        return None
+    return x, (deps.none(x.shape) if d is None else d)
+
+
+def roll_slots(t, args, kwargs):
+    """``np.roll(a, shift, axis=None)`` on the slots."""
+    if len(args) + len(kwargs) > 3 or len(args) < 1:
+        return None
+    found = _array_deps(t, args[0])
+    shift = args[1] if len(args) > 1 else kwargs.get("shift")
+    axis = args[2] if len(args) > 2 else kwargs.get("axis")
+    if found is None or any(issubclass(type(live(v)), Tagged) for v in (shift, axis)):
+        return None
+    a, D = found
+    if axis is None:
+        return _rolled(deps.flat(D), shift, 1).reshape(D.shape)
+    nd = max(a.ndim, 1)
+    if isinstance(axis, (tuple, list)) or isinstance(shift, (tuple, list, ndarray)):
+        axes, shifts = np.broadcast_arrays(np.asarray(axis), np.asarray(shift))  # as np.roll pairs them
+        for ax, sh in zip(axes.ravel(), shifts.ravel()):
+            D = _rolled(D, int(sh), int(ax) % nd + 1)
+        return D
+    return _rolled(D, shift, int(axis) % nd + 1)
+
+
+def _rolled(D, shift, axis):
+    """``np.roll(D, shift, axis)`` for one integer shift: two slices joined (``np.roll`` itself
+    works out the general case in Python, several times slower on the few slots)."""
+    n = D.shape[axis]
+    cut = n - int(shift) % n if n else 0
+    if cut in (0, n):
+        return D
+    head = (slice(None),) * axis
+    return np.concatenate((D[head + (slice(cut, None),)], D[head + (slice(None, cut),)]), axis=axis)
+
+
+def concatenate_slots(t, args, kwargs):
+    """``np.concatenate(arrays, axis=0)`` on the slots (arrays only; ``dtype``/``casting`` change no slot)."""
+    if not args or set(kwargs) - {"axis", "dtype", "casting"} or len(args) > 2:
+        return None
+    seq = live(args[0])
+    if type(seq) not in (list, tuple) or not seq:
+        return None
+    parts = [_array_deps(t, e) for e in seq]
+    if any(p is None for p in parts):
+        return None
+    axis = args[1] if len(args) > 1 else kwargs.get("axis", 0)
+    if issubclass(type(live(axis)), Tagged):
+        return None
+    Ds = deps.same_slots([d for _, d in parts])
+    if axis is None:
+        return np.concatenate([deps.flat(d) for d in Ds], axis=1)
+    nd = parts[0][0].ndim
+    if not nd:
+        return None  # NumPy's own error, from the probe rule's call
+    return np.concatenate(Ds, axis=int(axis) % nd + 1)
+
+
 def _gathered(source, ids):
     ids = np.asarray(ids)
     if source is None or ids.dtype.kind not in "iuf":
@@ -434,6 +515,7 @@ def setitem(ctx, fn, args, kwargs):
 
 
 getitem.pairs_done = setitem.pairs_done = True  # moves: no second-order pairs
+getitem.element_read = True  # (the subscript handler's short path reads vectors' elements alike: ``operators``)
 
 
 def select(cond: int = 0, choices: tuple[int, ...] = (1, 2)):

@@ -240,14 +240,14 @@ def _gradient_rule(ctx, fn, args, kwargs):
     for ax in axes:
         inner = deps.union([_shift(D, -1, ax), _shift(D, 1, ax)], D.shape[1:])
         width = max(inner.shape[0], (order + 1) * D.shape[0])
-        G = np.concatenate([inner, np.zeros((width - inner.shape[0],) + D.shape[1:], deps.DTYPE)])
+        G = np.concatenate([inner, np.zeros((width - inner.shape[0],) + D.shape[1:], D.dtype)])
         moved = np.moveaxis(G, ax + 1, 1)
         src = np.moveaxis(D, ax + 1, 1)
         for end, idx in ((0, slice(0, order + 1)), (-1, slice(-order - 1, None))):
             edge = src[:, idx]
             moved[:, end] = np.concatenate([edge.reshape((-1,) + edge.shape[2:]),
                                             np.zeros((width - edge.shape[0] * edge.shape[1],) + edge.shape[2:],
-                                                     deps.DTYPE)])
+                                                     D.dtype)])
         outs.append(G)
     if isinstance(ans, (list, tuple)):
         return type(ans)(F.result(ctx, a, g) for a, g in zip(ans, outs))
@@ -390,7 +390,7 @@ def _ufunc_at(ctx, fn, args, kwargs):
     first = np.r_[True, sorted_ids[1:] != sorted_ids[:-1]]
     rank = np.arange(len(sorted_ids)) - np.maximum.accumulate(np.where(first, np.arange(len(sorted_ids)), 0))
     reps = int(rank.max(initial=-1)) + 1
-    extra = np.zeros((reps * slots.shape[0], a.size), deps.DTYPE)
+    extra = np.zeros((reps * slots.shape[0], a.size), slots.dtype)
     for r in range(reps):
         chosen = order[rank == r]
         extra[r * slots.shape[0]:(r + 1) * slots.shape[0], flat_ids[chosen]] = slots[:, chosen]

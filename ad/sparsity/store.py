@@ -29,8 +29,11 @@ def _entries(a):
     entries = _stores.get(id(root_of(a)))
     if not entries:
         return None
-    for t in [t for t in entries if t.finished]:
-        del entries[t]
+    for t in entries:
+        if t.finished:
+            for t in [t for t in entries if t.finished]:
+                del entries[t]
+            return entries or None
     return entries
 
 
@@ -42,61 +45,115 @@ def has_deps(a: np.ndarray) -> bool:
 def tag_of(a):
     """The newest live tag with an entry for ``a``'s buffer, or None."""
     entries = _entries(a)
-    return max(entries, key=lambda t: t.serial) if entries else None
+    if not entries:
+        return None
+    if len(entries) == 1:
+        for t in entries:
+            return t
+    return max(entries, key=_serial)
+
+
+def _serial(t):
+    return t.serial
 
 
 def _address(a):
     return a.__array_interface__["data"][0]
 
 
-def _view(slots, root, a):
+class _Entries(dict):
+    """A buffer's entries ``{tag: slots}``, with the buffer's address (views find their offset from
+    it) and layout (read once: a buffer's memory never moves or changes layout)."""
+
+    __slots__ = ("address", "c_contiguous", "contiguous")
+
+    def __init__(self, root):
+        self.address = None  # read when a view first needs it: most buffers are never seen through one
+        flags = root.flags
+        self.c_contiguous = flags.c_contiguous
+        self.contiguous = flags.c_contiguous or flags.f_contiguous
+
+
+def _view(slots, root, a, entries):
     """The part of ``slots`` (``(K, root.size)``) that mirrors view ``a`` of ``root``."""
-    if a is root and a.flags.c_contiguous:  # the buffer itself: no address arithmetic
-        return slots.reshape((slots.shape[0],) + a.shape)
+    if a is root:
+        if entries.c_contiguous:  # the buffer itself: no address arithmetic
+            return slots.reshape((slots.shape[0],) + a.shape)
+        offset = 0
+    else:
+        start = entries.address
+        if start is None:
+            start = entries.address = _address(root)
+        offset = _address(a) - start
     size = root.itemsize
     if a.itemsize != size:
         raise TypeError(
             "a view of a buffer with another item size (%s of %s) cannot carry dependencies; "
             "copy it first with .astype()" % (a.dtype, root.dtype)
         )
-    offset = (_address(a) - _address(root)) // size
     width = slots.itemsize
-    strides = slots.strides[:1] + tuple(s // size * width for s in a.strides)
-    return np.ndarray((slots.shape[0],) + a.shape, dtype=slots.dtype, buffer=slots, offset=offset * width,
+    strides = (slots.strides[0],) + tuple([s // size * width for s in a.strides])
+    return np.ndarray((slots.shape[0],) + a.shape, dtype=slots.dtype, buffer=slots, offset=offset // size * width,
                       strides=strides)
 
 
 def get(a: np.ndarray, t) -> np.ndarray | str | None:
     """The dependencies of ``a`` for tag ``t`` (a view of the store), ``UNDECIDED``, or None."""
-    root = root_of(a)
+    root = a if a.base is None else root_of(a)
     entries = _stores.get(id(root))
     slots = entries.get(t) if entries else None
     if slots is None or slots is UNDECIDED:
         return slots
-    return _view(slots, root, a)
+    return _view(slots, root, a, entries)
+
+
+def lookup(a: np.ndarray) -> tuple:
+    """``(tag, dependencies)`` of ``a`` for the newest live run with an entry for its buffer
+    (``has_deps``, ``tag_of`` and ``get`` in one look), or ``(None, None)``."""
+    root = a if a.base is None else root_of(a)
+    entries = _stores.get(id(root))
+    if not entries:
+        return None, None
+    if len(entries) == 1:
+        for t in entries:
+            pass
+        if t.finished:
+            del entries[t]
+            return None, None
+    else:
+        t = tag_of(a)
+        if t is None:
+            return None, None
+    slots = entries[t]
+    if slots is UNDECIDED:
+        return t, slots
+    return t, _view(slots, root, a, entries)
 
 
 def put(a: np.ndarray, t, D) -> None:
     """Give fresh array ``a`` (a result, owning its memory) the dependencies ``D`` (or ``UNDECIDED``)."""
-    root = root_of(a)
-    entries = per_buffer(_stores, root, True)
+    root = a if a.base is None else root_of(a)
+    entries = per_buffer(_stores, root, True, _Entries)
     if D is UNDECIDED:
         entries[t] = UNDECIDED
         return
-    if not (root.flags.c_contiguous or root.flags.f_contiguous):
+    if not entries.contiguous:
         raise TypeError("a non-contiguous buffer cannot carry dependencies; copy it first")
-    if a is root and D.base is None and D.flags.c_contiguous and D.shape[1:] == a.shape and a.flags.c_contiguous:
-        entries[t] = D.reshape(D.shape[0], a.size)  # a rule's own new array of slots: adopted, not copied
+    if a is root and entries.c_contiguous and D.shape[1:] == a.shape:
+        if D.base is None and D.flags.c_contiguous:
+            entries[t] = D.reshape(D.shape[0], a.size)  # a rule's own new array of slots: adopted, not copied
+        else:  # slots seen through a view (another buffer's, a broadcast): copied, in one pass
+            entries[t] = np.array(D, order="C").reshape(D.shape[0], a.size)
         return
-    slots = np.zeros((D.shape[0], root.size), dtype=deps.DTYPE)
+    slots = np.zeros((D.shape[0], root.size), dtype=D.dtype)
     entries[t] = slots
-    _view(slots, root, a)[...] = D
+    _view(slots, root, a, entries)[...] = D
 
 
 def write(a: np.ndarray, key, t, D) -> None:
     """``a[key]`` now depends on ``D`` (``None``: on nothing) for tag ``t``."""
     root = root_of(a)
-    entries = per_buffer(_stores, root, D is not None)
+    entries = per_buffer(_stores, root, D is not None, _Entries)
     if entries is None:
         return
     slots = entries.get(t)
@@ -111,13 +168,14 @@ def write(a: np.ndarray, key, t, D) -> None:
                 "writing a value that depends on the input into a view of a non-contiguous buffer: "
                 "make the buffer with np.empty/np.zeros (or copy it) first"
             )
-        slots = entries[t] = np.zeros((D.shape[0], root.size), dtype=deps.DTYPE)
+        slots = entries[t] = np.zeros((D.shape[0], root.size), dtype=D.dtype)
     K = 0 if D is None else D.shape[0]
-    if K > slots.shape[0]:
-        grown = np.zeros((K, root.size), dtype=deps.DTYPE)
+    wide = slots.dtype if not K else np.promote_types(slots.dtype, D.dtype)
+    if K > slots.shape[0] or wide != slots.dtype:  # more slots, or input numbers the slots' dtype cannot hold
+        grown = np.zeros((max(K, slots.shape[0]), root.size), dtype=wide)
         grown[: slots.shape[0]] = slots
         slots = entries[t] = grown
-    view = _view(slots, root, a)
+    view = _view(slots, root, a, entries)
     index = (slice(None),) + (key if isinstance(key, tuple) else (key,))
     if not K:
         view[index] = 0
@@ -125,5 +183,5 @@ def write(a: np.ndarray, key, t, D) -> None:
     shape = view[index].shape[1:]
     value = deps.lined(D, shape)
     if K < slots.shape[0]:  # the other slots of the written elements become empty
-        value = np.concatenate([value, np.zeros((slots.shape[0] - K,) + shape, dtype=deps.DTYPE)])
+        value = np.concatenate([value, np.zeros((slots.shape[0] - K,) + shape, dtype=deps.EMPTY)])
     view[index] = value

@@ -88,13 +88,14 @@ def _explicit():
             (np.select, linear.select_many())]
     # moving, copying, selecting elements
     for fn in (np.reshape, np.ravel, np.transpose, np.moveaxis, np.rollaxis, np.swapaxes, np.squeeze,
-               np.expand_dims, np.flip, np.fliplr, np.flipud, np.rot90, np.roll, np.broadcast_to, np.copy,
+               np.expand_dims, np.flip, np.fliplr, np.flipud, np.rot90, np.broadcast_to, np.copy,
                np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.take, np.take_along_axis,
                np.repeat, np.tile, np.diag, np.diagflat, np.diagonal, np.triu, np.tril, np.split,
                np.array_split, np.hsplit, np.vsplit, np.dsplit, np.delete, np.fft.fftshift, np.fft.ifftshift,
                np.resize, np.ndarray.__copy__, np.ndarray.__deepcopy__, np.ndarray.flatten, np.ndarray.copy):
         out.append((fn, L()))
-    for fn in (np.concatenate, np.stack, np.hstack, np.vstack, np.dstack, np.column_stack, np.block):
+    out += [(np.roll, F.along_slots(F.roll_slots)), (np.concatenate, F.along_slots(F.concatenate_slots, (("seq", 0),)))]
+    for fn in (np.stack, np.hstack, np.vstack, np.dstack, np.column_stack, np.block):
         out.append((fn, L((("seq", 0),))))
     out += [(np.append, L((0, 1))), (np.insert, L((0, 2))), (np.full, L((1,))), (np.full_like, L((1,))),
             (np.broadcast_arrays, L(("all",))), (np.atleast_1d, L(("all",))), (np.atleast_2d, L(("all",))),

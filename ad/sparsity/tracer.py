@@ -23,6 +23,7 @@ import numpy as np
 
 from context.resolve import declare_engine_code
 from context.tagging import Tagged, TaggingContext, TaggingError
+from context.tagging.arrays import root_of
 from context.tagging.dispatch import qualified_name
 from context.tagging.values import live
 
@@ -30,7 +31,7 @@ from ..engine import handlers
 from ..engine.dual import ScalarArrayMethods
 from ..engine.dual_array import DualArray
 from ..engine.forward import NoRuleError
-from . import store
+from . import operators, store
 
 declare_engine_code(__file__)
 
@@ -96,10 +97,9 @@ def make_traced(value: Any, tag, meta: Any) -> Any:
 
 def lift(a: np.ndarray) -> Any:
     """Buffer ``a`` as the ``DualArray`` it stands for (``UndecidedArray`` if undecided), or ``a``."""
-    t = store.tag_of(a)
+    t, D = store.lookup(a)
     if t is None:
         return a
-    D = store.get(a, t)
     if D is UNDECIDED:
         return UndecidedArray(a, t, UNDECIDED)
     return DualArray(a, t, D)
@@ -137,8 +137,9 @@ def assign(target: Any, key: Any, value: Any) -> None:
             raise branch_error("writing a value computed by a comparison or rounding into an array")
     if D is not None and not D.shape[0]:
         D = None
-    if D is not None and type(value) is ndarray:
-        D = np.array(D)  # the source may overlap the target (a[1:] = a[:-1])
+    source = value.value if isinstance(value, DualArray) else value
+    if D is not None and type(source) is ndarray and root_of(source) is root_of(target):
+        D = np.array(D)  # the source overlaps the target (a[1:] = a[:-1]): its slots are read before the write
     primal = value.value if issubclass(type(value), Tagged) else value
     if D is not None and target.dtype.kind not in "fc":
         raise TypeError(
@@ -149,6 +150,30 @@ def assign(target: Any, key: Any, value: Any) -> None:
     store.write(target, key, t, D)
 
 
+def result(ctx, ans: Any, D: Any) -> Any:
+    """``ans`` carrying dependencies ``D`` (slots shaped ``(K,) + ans.shape``, ``UNDECIDED`` or None)."""
+    if D is None or (D is not UNDECIDED and not D.shape[0]) or (D is UNDECIDED and ctx.local):
+        return ans
+    t = ctx._tag
+    if type(ans) is ndarray and ans.ndim:
+        if D is UNDECIDED:
+            store.put(ans if ans.base is None or root_of(ans) is ans else ans.copy(), t, UNDECIDED)
+        elif ans.base is None or root_of(ans) is ans:
+            store.put(ans, t, D)
+        else:  # a view of a buffer: only its own part changes
+            store.write(ans, Ellipsis, t, D)
+        return ans
+    if type(ans) is ndarray:
+        ans = ans[()]
+    if D is not UNDECIDED:
+        if D.ndim != 1:
+            D = D.reshape(D.shape[:1])
+        if D.base is not None:  # slots seen in a buffer's store (an element read, x * 1.0): a later write
+            D = D.copy()        # into the buffer must not change what this number depends on
+        # (a number's own slots, base None, are never written: numbers may share them)
+    return make_traced(ans, t, D)
+
+
 class SparsityCtx(TaggingContext):
     """Sparsity detection: each value carries the set of inputs it depends on.
 
@@ -157,7 +182,8 @@ class SparsityCtx(TaggingContext):
     """
 
     tagged_type = staticmethod(make_traced)
-    implicit_handlers, native_guard = handlers.build(store.has_deps, lift, assign, comparisons=True)
+    implicit_handlers, native_guard = handlers.build(store.has_deps, lift, assign, comparisons=True, lift_if=lift,
+                                                         views_free=True)
     untag_for_natives = False  # a function with no rule raises: never a silently missing dependency
 
     pairs = None  # second order (``hessian_sparsity``): the pairs of inputs that interact
@@ -173,3 +199,7 @@ class SparsityCtx(TaggingContext):
             "ad.sparsity.defsparsity(%s, kind) (see docs/sparsity.md), or make the argument a constant"
             % (name, name)
         )
+
+
+SparsityCtx.implicit_handlers = operators.install(SparsityCtx.implicit_handlers, SparsityCtx, Traced, UNDECIDED,
+                                                  result)

@@ -24,14 +24,26 @@ def root_of(a):
     return a
 
 
-def per_buffer(store, root, create):
-    """``store``'s dict for buffer ``root`` (made when ``create``; dropped when ``root`` dies), or None."""
+_watchers = {}  # (id(store), id(root)) -> a weak reference to root whose callback drops the store's entry
+
+
+def per_buffer(store, root, create, factory=dict):
+    """``store``'s dict for buffer ``root`` (made by ``factory(root)`` when ``create``; dropped when
+    ``root`` dies), or None."""
     key = id(root)
     table = store.get(key)
     if table is None and create:
-        table = store[key] = {}
-        weakref.finalize(root, store.pop, key, None)
+        table = store[key] = {} if factory is dict else factory(root)
+        watch = (id(store), key)
+        # a bare weak reference with a callback: a third of weakref.finalize's cost, which
+        # counts here (every array result of differentiated code makes a table)
+        _watchers[watch] = weakref.ref(root, lambda _, store=store, key=key, watch=watch: _dropped(store, key, watch))
     return table
+
+
+def _dropped(store, key, watch):
+    store.pop(key, None)
+    _watchers.pop(watch, None)
 
 
 def _addresses(a, key):
