@@ -2,6 +2,7 @@
 short path and the slot-wise layout rules, each checked against a plain reference."""
 
 import itertools
+import math
 import operator
 
 import numpy as np
@@ -133,3 +134,44 @@ def test_operators_short_path_defers_to_a_replaced_rule(fn, f):
     seen.clear()
     ad.jacobian_sparsity(f, np.ones(4))
     assert not seen
+
+
+A3 = np.arange(9.0).reshape(3, 3) + np.eye(3)
+
+# lists and tuples of values that depend on the input, as NumPy functions take them (each
+# exact: the pattern equals the Jacobian's nonzeros at a random input)
+SEQUENCES = {
+    "multi_dot": lambda x: np.linalg.multi_dot([A3, A3, x]),
+    "np.where of a list": lambda x: np.where([True, False, True], [x[0], x[1], x[2]], 0.0),
+    "ufunc of a list": lambda x: np.add([x[0], x[1]], 1.0),
+    "norm of a list": lambda x: np.array([np.linalg.norm([x[0], x[1]])]),
+    "fsum": lambda x: np.array([math.fsum([x[0], x[1]])]),
+    "dist": lambda x: np.array([math.dist([x[0], x[1]], [0.0, 1.0])]),
+    "hypot of five": lambda x: np.array([math.hypot(x[0], 1.0, 2.0, 3.0, x[2])]),
+    "interp of a list": lambda x: np.interp([0.5], [0.0, 1.0], [x[0], x[1]]),
+    "copyto of a list": lambda x: (lambda b: (np.copyto(b, [x[2], x[0]]), b)[1])(np.zeros(2)),
+    "diff, prepend by position": lambda x: np.diff(x, 1, -1, x[2]),
+    "diff, append an array": lambda x: np.diff(x, append=x[:2] * 2),
+    "diff n=2 along rows, prepend": lambda x: np.diff(np.outer(x, x), n=2, axis=1, prepend=x[0]).ravel(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEQUENCES))
+def test_sequences_of_values_depending_on_the_input(name):
+    _pattern_is_exact(SEQUENCES[name], np.random.default_rng(4).uniform(0.5, 2.0, size=3))
+
+
+def test_sequences_numpy_cannot_stack_and_unfollowed_arguments_are_refused():
+    x = np.ones(3)
+    with pytest.raises(TypeError, match="numpy.add received a list or tuple .* cannot make one array"):
+        ad.jacobian_sparsity(lambda x: np.add([x[0], x[0:2]], 1.0), x)
+    with pytest.raises(TypeError, match="mixes values computed by a comparison"):
+        ad.jacobian_sparsity(lambda x: np.add([x[0] > 0, x[1]], 1.0), x)
+    with pytest.raises(ad.NoRuleError, match="numpy.sum: argument 5 depends on the input"):
+        ad.jacobian_sparsity(lambda x: np.array([np.sum(x[:2], None, None, None, False, x[2])]), x)
+    with pytest.raises(ad.NoRuleError, match="numpy.percentile: argument 1"):
+        ad.jacobian_sparsity(lambda x: np.array([np.percentile(x[:2], x[2] * 10)]), x)
+    # the global detector takes both candidates of a maximum (the one chosen depends on the values)
+    assert ad.jacobian_sparsity(lambda x: np.array([np.max([x[0], x[2]])]), x).toarray().tolist() == [[1, 0, 1]]
+    # concatenating arrays and numbers of several shapes is what np.concatenate is for
+    assert ad.jacobian_sparsity(lambda x: np.concatenate([x[0:1], [x[1], x[2]]]), x).nnz == 3

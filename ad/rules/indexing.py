@@ -17,7 +17,7 @@ from context.tagging import Tagged, dispatch, native_primitive
 from context.tagging.values import live, primal
 
 from ..engine import buffers, mutation
-from ..engine.forward import NoRuleError, ForwardCtx, frule
+from ..engine.forward import NoRuleError, ForwardCtx, _lists_as_arrays, frule
 from .linear import deflinear
 from .tangents import lead, lead_axes
 
@@ -49,6 +49,7 @@ def _setitem(ctx, obj, key, value):
 @ForwardCtx.primitive(np.copyto)
 @native_primitive
 def _copyto(ctx, dst, src, casting="same_kind", where=True):
+    src = _lists_as_arrays(ctx, (src,))[0][0]  # (np.copyto(b, [x, y]): the array NumPy makes of the list)
     if where is True:
         mutation.assign(dst, Ellipsis, src)
     else:

@@ -23,6 +23,7 @@ from context.tagging.dispatch import qualified_name
 from context.tagging.values import live
 
 from . import deps, second_order, store
+from ..engine.forward import NoRuleError
 from .tracer import UNDECIDED, SparsityCtx, assign, branch_error, deps_of, make_traced, result
 
 declare_engine_code(__file__)
@@ -32,12 +33,28 @@ ndarray = np.ndarray
 
 # ---- shared steps --------------------------------------------------------------------
 
-def _split(ctx, args):
-    """``(primals, deps, found)`` of ``args`` for ``ctx``'s tag (deps: array, UNDECIDED or None)."""
+class RaggedSequenceError(TypeError):
+    """A list or tuple argument holds values depending on the input and cannot be made one array."""
+
+
+def _split(ctx, args, sequences=True):
+    """``(primals, deps, found)`` of ``args`` for ``ctx``'s tag (deps: array, UNDECIDED or None).
+
+    A list or tuple holding values of the tag is the array NumPy makes of it, with its
+    slots (``sequences``; a rule that takes sequences of separate operands, as
+    ``np.concatenate`` does, passes False and reads them itself). One NumPy cannot make
+    an array of numbers of raises ``RaggedSequenceError``: its dependencies would be missed.
+    """
     t = ctx._tag
     primals, ds, found = [], [], False
     for a in args:
         kind = type(a)
+        if (kind is list or kind is tuple) and sequences and _tree_has(t, a):
+            values, d = _stacked(ctx, a)
+            primals.append(values)
+            ds.append(d)
+            found = True
+            continue
         if kind is ndarray:
             d = store.get(a, t)
             primals.append(a)
@@ -62,6 +79,42 @@ def _split(ctx, args):
         primals.append(a)
         ds.append(None)
     return primals, ds, found
+
+
+def _stacked(ctx, seq):
+    """``(np.array(seq), its slots)`` for a list or tuple holding values of ``ctx``'s tag."""
+    t = ctx._tag
+    try:
+        values = np.array(_primal_tree(t, seq))
+    except (TypeError, ValueError) as exc:
+        raise RaggedSequenceError("NumPy cannot make one array of it (%s)" % exc) from None
+    if values.dtype.kind not in "biufc":
+        raise RaggedSequenceError("NumPy makes an array of dtype %s of it" % values.dtype)
+    kinds = set()
+    _leaf_kinds(t, seq, kinds)
+    if UNDECIDED in kinds and not ctx.local:
+        if True in kinds:
+            raise RaggedSequenceError("it mixes values computed by a comparison or a rounding of the input "
+                                      "with values that depend on it")
+        return values, UNDECIDED
+    probes, table = _probes(t, [seq], (0,))
+    ids = np.asarray(probes[0])
+    flat = deps.same_slots(table)
+    source = np.concatenate([deps.flat(d) for d in flat], axis=1)
+    return values, deps.take(source, ids.astype(np.int64) - 1)
+
+
+def _leaf_kinds(t, x, kinds):
+    x = live(x)
+    if type(x) in (list, tuple):
+        for e in x:
+            _leaf_kinds(t, e, kinds)
+        return
+    d = deps_of(x, t)
+    if d is UNDECIDED:
+        kinds.add(UNDECIDED)
+    elif d is not None and d.shape[0]:
+        kinds.add(True)
 
 
 def _call(ctx, fn, primals, kwargs):
@@ -97,7 +150,13 @@ def primitive(fn: Callable[..., Any], rule: Callable[..., Any]) -> None:
             )
         if isinstance(target, tuple):
             target = target[0] if len(target) == 1 else None
-        out = rule(ctx, fn, args, kwargs)
+        try:
+            out = rule(ctx, fn, args, kwargs)
+        except RaggedSequenceError as exc:
+            raise TypeError(
+                "%s received a list or tuple holding values that depend on the input, and %s; pass an "
+                "array (np.stack or np.array the values first)" % (qualified_name(fn), exc)
+            ) from None
         if ctx.pairs is not None and not getattr(rule, "pairs_done", False):
             second_order.after(ctx, fn, args, out)
         if target is not None:
@@ -182,7 +241,9 @@ def reduction(position: int = 1, name: str = "axis", data: tuple[int, ...] = (0,
             return ans
         shape = _shape(ans)
         parts = []
-        for i in data:
+        used = range(len(ds)) if data == "all" else data
+        _only_at(fn, ds, used)
+        for i in used:
             if i < len(ds) and ds[i] is not None and ds[i] is not UNDECIDED:
                 nd = np.ndim(primals[i])
                 axis = axes if axes is not None else _axis_arg(args, kwargs, position, name)
@@ -193,6 +254,18 @@ def reduction(position: int = 1, name: str = "axis", data: tuple[int, ...] = (0,
         return result(ctx, ans, deps.union(parts, shape))
 
     return rule
+
+
+def _only_at(fn, ds, used):
+    """Refuse a value depending on the input at a position the rule does not follow (``initial=``
+    of a sum, the ``q`` of a percentile): its dependencies would be missed."""
+    for i, d in enumerate(ds):
+        if i not in used and d is not None and d is not UNDECIDED and d.shape[0]:
+            raise NoRuleError(
+                "%s: argument %d depends on the input, and the sparsity rule of %s follows only argument(s) %s; "
+                "make it a constant, or give %s a rule with ad.sparsity.defsparsity" %
+                (qualified_name(fn), i, qualified_name(fn), ", ".join(str(j) for j in used), qualified_name(fn))
+            )
 
 
 def _reduced(D, axes, shape):
@@ -216,6 +289,7 @@ def spread(position: int = 1, name: str = "axis", default: Any = -1):
 
     def rule(ctx, fn, args, kwargs):
         primals, ds, found = _split(ctx, args)
+        _only_at(fn, ds, (0,))
         ans = _call(ctx, fn, primals, kwargs)
         if not found or ds[0] is None or ds[0] is UNDECIDED:
             return ans
@@ -238,15 +312,43 @@ def dense():
     inverses and factorisations, where no finer structure is known)."""
 
     def rule(ctx, fn, args, kwargs):
-        primals, ds, found = _split(ctx, args)
-        ans = _call(ctx, fn, primals, kwargs)
-        parts = [deps.reduce(d, tuple(range(d.ndim - 1)), ()) for d in _live(ds)]
-        if not found or not parts:
+        t = ctx._tag
+        ans = _call(ctx, fn, [_primal_tree(t, a) for a in args], {k: _primal_tree(t, v) for k, v in kwargs.items()})
+        found = []
+        for a in list(args) + list(kwargs.values()):  # (sequences of operands too: np.linalg.multi_dot)
+            _tree_deps(t, a, found)
+        parts = [deps.reduce(d, tuple(range(d.ndim - 1)), ()) for d in found if d is not UNDECIDED and d.shape[0]]
+        if not parts:
             return ans
         D = deps.union(parts, ())
-        return _each(ans, lambda a: result(ctx, a, deps.lined(D, _shape(a))))
+        return _each(ans, lambda a: _dense_result(ctx, a, D))
 
     return rule
+
+
+def _dense_result(ctx, a, D):
+    """Result ``a`` of a dense rule: numbers and float or complex arrays depend on all of ``D``;
+    integer arrays (pivots, permutations) were computed from the values without a derivative
+    (undecided under the global detector, so that an index or a branch on them is refused);
+    Python flags (``cho_factor``'s ``lower``) are constants."""
+    if type(a) is ndarray:
+        if a.dtype.kind in "fc":
+            return result(ctx, a, deps.lined(D, a.shape))
+        return result(ctx, a, UNDECIDED)
+    if isinstance(a, (float, complex, np.floating, np.complexfloating)):
+        return result(ctx, a, deps.lined(D, ()))
+    return a
+
+
+def _tree_deps(t, x, out):
+    x = live(x)
+    if type(x) in (list, tuple):
+        for e in x:
+            _tree_deps(t, e, out)
+        return
+    d = deps_of(x, t)
+    if d is not None:
+        out.append(d)
 
 
 def _each(ans, make):
@@ -263,6 +365,7 @@ def scan(position: int = 1):
 
     def rule(ctx, fn, args, kwargs):
         primals, ds, found = _split(ctx, args)
+        _only_at(fn, ds, (0,))
         ans = _call(ctx, fn, primals, kwargs)
         if not found or ds[0] is None or ds[0] is UNDECIDED:
             return ans
@@ -291,7 +394,7 @@ def layout(data: tuple[Any, ...] = (0,), zero_kwargs: tuple[str, ...] = ()):
 
     def rule(ctx, fn, args, kwargs):
         t = ctx._tag
-        primals, ds, found = _split(ctx, args)
+        primals, ds, found = _split(ctx, args, sequences=False)
         found = found or _holds(t, args, data)
         if not found:
             return _call(ctx, fn, primals, kwargs)
@@ -520,7 +623,7 @@ getitem.element_read = True  # (the subscript handler's short path reads vectors
 
 def select(cond: int = 0, choices: tuple[int, ...] = (1, 2)):
     """``np.where(c, a, b)``: each element depends on ``a``'s and ``b``'s there (global), or on the
-    one chosen (local)."""
+    one chosen (local, or a condition that does not depend on the input)."""
 
     def rule(ctx, fn, args, kwargs):
         primals, ds, found = _split(ctx, args)
@@ -528,7 +631,7 @@ def select(cond: int = 0, choices: tuple[int, ...] = (1, 2)):
         if not found:
             return ans
         shape = _shape(ans)
-        if ctx.local:
+        if ctx.local or ds[cond] is None:  # (a constant condition chooses the same way for every input)
             c = np.broadcast_to(primals[cond], shape)
             a = [deps.lined(ds[i], shape) if ds[i] is not None and ds[i] is not UNDECIDED else deps.none(shape)
                  for i in choices]

@@ -196,32 +196,46 @@ def _shift(D, s, axis):
 
 
 def _diff_rule(ctx, fn, args, kwargs):
+    """``np.diff``: each element depends on the two it subtracts, ``n`` times over; ``prepend`` and
+    ``append`` (which may depend on the input too) are joined to the ends first, as NumPy does."""
+    kwargs = dict(kwargs)
+    for i, name in ((3, "prepend"), (4, "append")):  # (positional, as NumPy allows)
+        if len(args) > i:
+            kwargs[name] = args[i]
+    args = args[:3]
     primals, ds, found = F._split(ctx, args)
     extra = [kwargs.get(k) for k in ("prepend", "append")]
-    if any(F._split(ctx, [e])[2] for e in extra if e is not None):
-        raise TypeError("np.diff: a prepend= or append= that depends on the input is not supported by sparsity "
-                        "detection; concatenate it first")
-    ans = F._call(ctx, fn, primals, kwargs)
-    if not found or not _known(ds[0]):
+    extra_split = [F._split(ctx, [e]) if e is not None else None for e in extra]
+    plain = dict(kwargs)
+    for name, sp in zip(("prepend", "append"), extra_split):
+        if sp is not None:
+            plain[name] = sp[0][0]
+    ans = F._call(ctx, fn, primals, plain)
+    if not found and not any(sp is not None and sp[2] for sp in extra_split):
         return ans
     n = kwargs.get("n", args[1] if len(args) > 1 else 1)
     axis = kwargs.get("axis", args[2] if len(args) > 2 else -1)
-    D = ds[0]
-    nd = D.ndim - 1
+    x = np.asarray(primals[0])
+    nd = x.ndim
     axis = int(axis) % nd
-    pad = [(0, 0)] * D.ndim
-    pad[axis + 1] = (1 if extra[0] is not None else 0, 1 if extra[1] is not None else 0)
-    if extra[0] is not None or extra[1] is not None:  # constants: no slots of their own
-        width = [np.shape(np.atleast_1d(e))[axis] if e is not None and np.ndim(e) == nd else 1 for e in extra]
-        pad[axis + 1] = (width[0] if extra[0] is not None else 0, width[1] if extra[1] is not None else 0)
-        D = np.pad(D, pad)
+    D = ds[0] if _known(ds[0]) else deps.none(x.shape)
+    pieces = [D]
+    for end, sp in enumerate(extra_split):
+        if sp is None:
+            continue
+        value, d = np.asarray(sp[0][0]), sp[1][0]
+        shape = value.shape if value.ndim == nd else x.shape[:axis] + (1,) + x.shape[axis + 1:]
+        piece = deps.lined(d, shape) if _known(d) else deps.none(shape)
+        pieces.insert(0 if end == 0 else len(pieces), piece)
+    if len(pieces) > 1:
+        D = np.concatenate(deps.same_slots(pieces), axis=axis + 1)
     for _ in range(int(n)):
         L = D.shape[axis + 1]
         head = [slice(None)] * D.ndim
         tail = [slice(None)] * D.ndim
         head[axis + 1], tail[axis + 1] = slice(1, L), slice(0, L - 1)
         D = deps.union([D[tuple(head)], D[tuple(tail)]], D[tuple(head)].shape[1:])
-    return F.result(ctx, ans, D)
+    return F.result(ctx, ans, D if D.shape[0] else None)
 
 
 def _gradient_rule(ctx, fn, args, kwargs):
@@ -352,7 +366,7 @@ def _minmax(ctx, fn, args, kwargs):
     """``max(a, b, ...)`` or ``max(iterable)``: the result depends on every candidate (global);
     locally, on the one chosen."""
     items = list(args[0]) if len(args) == 1 else list(args)
-    primals, ds, found = F._split(ctx, items)
+    primals, ds, found = F._split(ctx, items, sequences=False)
     if not found:
         return fn(*args, **kwargs)
     if ctx.local or "key" in kwargs:
@@ -404,8 +418,12 @@ def _ufunc_at(ctx, fn, args, kwargs):
 def _copyto(ctx, fn, args, kwargs):
     if kwargs.get("where", True) is not True:
         raise TypeError("np.copyto(..., where=mask) is not supported by sparsity detection; use np.where")
-    assign(args[0], Ellipsis, np.broadcast_to(args[1], np.shape(args[0])) if not F._split(ctx, [args[1]])[2]
-           else args[1])
+    source = args[1]
+    if type(source) in (list, tuple):  # the array NumPy makes of it, with its slots
+        (values,), (D,), found = F._split(ctx, [source])
+        source = F.result(ctx, values, D) if found else values
+    found = F._split(ctx, [source])[2]
+    assign(args[0], Ellipsis, source if found else np.broadcast_to(source, np.shape(args[0])))
 
 
 def _interp(ctx, fn, args, kwargs):

@@ -66,7 +66,7 @@ def _explicit():
     out += [(np.average, R(1, data=(0, 2))), (np.percentile, R(2)), (np.quantile, R(2)),
             (np.nanpercentile, R(2)), (np.nanquantile, R(2)), (np.linalg.norm, R(2)),
             (np.linalg.vector_norm, R(1)), (np.linalg.matrix_norm, R(axes=(-2, -1))),
-            (np.trace, R(axes="all")), (math.fsum, R(axes="all")), (math.hypot, R(axes="all", data=(0, 1, 2, 3))),
+            (np.trace, R(axes="all")), (math.fsum, R(axes="all")), (math.hypot, R(axes="all", data="all")),
             (math.dist, R(axes="all", data=(0, 1))), 
             (np.linalg.det, R(axes=(-2, -1))), (np.linalg.slogdet, D()), (np.linalg.cond, D())]
     for fn in (np.cumsum, np.cumprod, np.nancumsum, np.nancumprod):
