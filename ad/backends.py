@@ -244,18 +244,33 @@ def _row(cotangents, inp):
 class FiniteDifferences(Backend):
     """Finite differences: ``method`` ``"central"`` (default, error O(h^2)) or ``"forward"``
     (O(h), one run per direction). ``step`` is the step along a unit direction; by default
-    ``eps**(1/3)`` (central) or ``eps**(1/2)`` (forward) times ``max(1, max|x|)``."""
+    ``eps**(1/3)`` (central) or ``eps**(1/2)`` (forward) times ``max(1, max|x|)``.
 
-    def __init__(self, step: float | None = None, method: str = "central") -> None:
+    ``executor``: the directions are shared out over its workers, as ``ForwardMode``'s are
+    (each task evaluates ``f`` at ``x`` once, and twice per direction, or once when forward).
+    """
+
+    chunk = None  # (tasks: an even share of the directions per worker)
+
+    def __init__(self, step: float | None = None, method: str = "central", executor: Any = None) -> None:
         if method not in ("central", "forward"):
             raise ValueError("FiniteDifferences: method must be 'central' or 'forward', got %r" % (method,))
         if step is not None and not (isinstance(step, (int, float)) and step > 0):
             raise ValueError("FiniteDifferences: step must be a positive number or None, got %r" % (step,))
         self.step = step
         self.method = method
+        self.executor = scaleout.check_executor(executor, "FiniteDifferences")
 
     def __repr__(self):
-        return "FiniteDifferences(step=%r, method=%r)" % (self.step, self.method)
+        more = "" if self.executor is None else ", executor=%r" % (self.executor,)
+        return "FiniteDifferences(step=%r, method=%r%s)" % (self.step, self.method, more)
+
+    def run(self, f: Callable[[Any], Any], inp: Input, directions: Any, who: str) -> tuple[Any, Any]:
+        if scaleout.spreads(self.executor):
+            spread = tasks.forward(FiniteDifferences(self.step, self.method), self.executor, f, inp, directions, who)
+            if spread is not None:
+                return spread
+        return Backend.run(self, f, inp, directions, who)
 
     def pushforward(self, f: Callable[[Any], Any], x: Any, directions: Sequence[Any]) -> tuple[Any, list[Any]]:
         x = np.asarray(x, dtype=float)

@@ -75,6 +75,20 @@ def test_process_pool_dense_jacobians_and_hessians(pool):
     close(ad.hessian(energy, X, ad.HigherOrder(ad.ForwardMode(), ad.ReverseMode()).with_executor(pool)), H)
 
 
+def test_finite_differences_spread_their_directions(pool):
+    J = ad.jacobian(residual, X, ad.FiniteDifferences())
+    close(ad.jacobian(residual, X, ad.FiniteDifferences(executor=pool)), J)
+    close(ad.jacobian(residual, X, ad.FiniteDifferences(method="forward").with_executor(pool)),
+          ad.jacobian(residual, X, ad.FiniteDifferences(method="forward")))
+    ex = Recording()
+    ex._max_workers = 2
+    close(ad.jacobian(residual, X, ad.FiniteDifferences(executor=ex)), J)
+    assert ex.parts == [("basis", 0, 6), ("basis", 6, 11)]
+    assert "executor=" in repr(ad.FiniteDifferences(executor=ex))
+    with pytest.raises(TypeError, match="executor"):
+        ad.FiniteDifferences(executor=object())
+
+
 def test_process_pool_sparse_backends(pool):
     J = ad.jacobian(residual, X)
     H = ad.hessian(energy, X)

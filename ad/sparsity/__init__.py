@@ -7,6 +7,7 @@ patterns; ``ad.Sparse(backend)`` computes sparse derivatives with them. SciPy is
 needed for the matrices (``pip install 'pycassette[sparse]'``).
 """
 
+from ..engine.optional import when_imported
 from . import table as _table
 from .api import hessian_sparsity, jacobian_sparsity
 from .families import primitive as _primitive  # noqa: F401
@@ -14,5 +15,7 @@ from .table import defsparsity
 from .tracer import SparsityBranchError, SparsityCtx
 
 _table.install()
+when_imported("scipy.signal", "ad.sparsity.scipy_signal")
+when_imported("scipy.linalg", "ad.sparsity.scipy_linalg")
 
 __all__ = ["SparsityBranchError", "SparsityCtx", "defsparsity", "hessian_sparsity", "jacobian_sparsity"]

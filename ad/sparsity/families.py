@@ -374,15 +374,19 @@ def scan(position: int = 1):
         if axis is None:
             D = deps.flat(D)
             axis = 0
-        axis = int(axis) % (D.ndim - 1)
-        moved = np.moveaxis(D, axis + 1, 1)  # (K, L, ...)
-        L = moved.shape[1]
-        upto = np.arange(L)[:, None] <= np.arange(L)[None, :]  # [i, j]: element i reaches result j
-        full = np.where(upto.reshape((1, L, L) + (1,) * (moved.ndim - 2)), moved[:, :, None], 0)
-        out = np.moveaxis(full.reshape((-1, L) + moved.shape[2:]), 1, axis + 1)
+        out = cumulative(D, int(axis) % (D.ndim - 1))
         return result(ctx, ans, out.reshape((out.shape[0],) + _shape(ans)))
 
     return rule
+
+
+def cumulative(D: np.ndarray, axis: int) -> np.ndarray:
+    """Slots where element ``j`` along ``axis`` (of the value) depends on the elements ``0..j`` there."""
+    moved = np.moveaxis(D, axis + 1, 1)  # (K, L, ...)
+    L = moved.shape[1]
+    upto = np.arange(L)[:, None] <= np.arange(L)[None, :]  # [i, j]: element i reaches result j
+    full = np.where(upto.reshape((1, L, L) + (1,) * (moved.ndim - 2)), moved[:, :, None], 0)
+    return np.moveaxis(full.reshape((-1, L) + moved.shape[2:]), 1, axis + 1)
 
 
 def layout(data: tuple[Any, ...] = (0,), zero_kwargs: tuple[str, ...] = ()):

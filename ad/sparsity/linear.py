@@ -341,27 +341,6 @@ def select_many():
     return rule
 
 
-_PAD_MOVES = {"constant", "edge", "reflect", "symmetric", "wrap", "empty"}
-
-
-def pad():
-    move = F.layout((0,), zero_kwargs=("constant_values",))
-
-    def rule(ctx, fn, args, kwargs):
-        mode = kwargs.get("mode", args[2] if len(args) > 2 else "constant")
-        if mode not in _PAD_MOVES:
-            raise TypeError(
-                "np.pad(mode=%r) has no sparsity rule (modes that only move elements have: %s); "
-                "pad with one of those" % (mode, ", ".join(sorted(_PAD_MOVES)))
-            )
-        if F._split(ctx, [kwargs.get("constant_values", 0)])[2]:
-            raise TypeError("np.pad: constant_values that depend on the input are not supported by sparsity "
-                            "detection; pad with 0 and write the values in")
-        return move(ctx, fn, args, kwargs)
-
-    return rule
-
-
 def _minmax(ctx, fn, args, kwargs):
     """``max(a, b, ...)`` or ``max(iterable)``: the result depends on every candidate (global);
     locally, on the one chosen."""

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..engine.forward import JVP_RULES, ON_DEFJVP, ZERO
 from . import families as F
-from . import linear
+from . import linear, padding
 
 _SHAPE_ONLY = {np.shape, np.ndim, np.size, np.empty_like, np.zeros_like, np.ones_like, np.result_type, np.isscalar,
                np.iscomplexobj, np.isrealobj}
@@ -99,6 +99,6 @@ def _explicit():
         out.append((fn, L((("seq", 0),))))
     out += [(np.append, L((0, 1))), (np.insert, L((0, 2))), (np.full, L((1,))), (np.full_like, L((1,))),
             (np.broadcast_arrays, L(("all",))), (np.atleast_1d, L(("all",))), (np.atleast_2d, L(("all",))),
-            (np.atleast_3d, L(("all",))), (np.pad, linear.pad()), (cmath.polar, D()), (cmath.rect, D())]
+            (np.atleast_3d, L(("all",))), (np.pad, padding.rule()), (cmath.polar, D()), (cmath.rect, D())]
     out += linear.table()
     return out
