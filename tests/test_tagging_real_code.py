@@ -197,11 +197,7 @@ def subscripts():
     return w[3], w["k"], list(log)
 
 
-@pytest.mark.parametrize("make", [
-    _empty,
-    pytest.param(_forward, marks=pytest.mark.xfail(
-        reason="ad/handlers.getitem tests isinstance(obj, Tagged), which reads obj.__class__")),
-], ids=["empty", "forward"])
+@pytest.mark.parametrize("make", [_empty, _forward], ids=["empty", "forward"])
 def test_subscripts_call_no_getattribute(make):
     assert assert_native(make, subscripts)[1][2] == []
 

@@ -28,21 +28,24 @@ def _matrix(D, m, n):
     The slots are the rows already: sorted and deduplicated per element by a sorting
     network (``deps.sorted_rows``), laid out row by row, ``K`` entries a row, with the
     empty slots stored as explicit ``False`` entries that SciPy's ``eliminate_zeros`` then
-    drops in one pass; nothing is left to sort or merge.
+    drops in one pass; nothing is left to sort or merge. Slot arrays that repeat one
+    another (``x`` used three times in an expression) or hold nothing are dropped first.
     """
     sp = _sparse()
-    K = D.shape[0]
+    slots = deps.distinct_slots(D)
+    K = len(slots)
     if not K or not m:
         return sp.csr_matrix((m, n), dtype=bool)
     index = np.int32 if max(m * K, n) < 2**31 else np.int64
-    rows = np.stack(deps.sorted_rows(D), axis=1)  # (m, K), row-major: the transposition, in the slots' small dtype
+    rows = np.stack(deps.sorted_rows(slots), axis=1)  # (m, K), row-major: the transposition, in the slots' small dtype
     present = rows > 0
     columns = rows.astype(index)
     columns -= 1
     np.maximum(columns, 0, out=columns)  # an empty slot's column: any valid one, its entry is False
     indptr = np.arange(0, m * K + 1, K, dtype=index)
     pattern = sp.csr_matrix((present.ravel(), columns.ravel(), indptr), shape=(m, n))
-    pattern.eliminate_zeros()
+    if not present.all():
+        pattern.eliminate_zeros()
     pattern.has_sorted_indices = True  # and no duplicates: canonical, as sum_duplicates would leave it
     return pattern
 

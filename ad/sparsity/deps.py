@@ -13,6 +13,8 @@ so that views, broadcasting and writes act on it as on the values themselves.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 EMPTY = np.uint8  # the dtype of slot arrays holding no input (no slots, padding): any other dtype absorbs it
@@ -41,8 +43,73 @@ def identity(shape: tuple[int, ...], start: int = 0) -> np.ndarray:
     return np.arange(start + 1, start + n + 1, dtype=dtype_for(start + n)).reshape((1,) + tuple(shape))
 
 
+class Parts:
+    """A union not joined yet: the slots of ``parts`` (arrays ``(k,) + s``, each ``s`` broadcasting
+    to ``shape``) side by side, as ``union`` would concatenate them.
+
+    Chains of elementwise operations (``a + b + c + d``) would otherwise copy every slot
+    of every intermediate result; here each result keeps the parts it is made of and the
+    slots are joined once, when something needs them as an array (``array()``, cached).
+    Parts are never written: their arrays' memory is marked read-only (``freeze``), so a
+    write into a buffer whose slots a union still reads copies them first
+    (``store.write``).
+    """
+
+    __slots__ = ("parts", "shape", "K", "joined")
+
+    def __init__(self, parts: list[np.ndarray], shape: tuple[int, ...]) -> None:
+        self.parts = parts
+        self.shape = tuple(shape)
+        self.K = sum(p.shape[0] for p in parts)
+        self.joined = None
+
+    def array(self) -> np.ndarray:
+        """The slots as one array ``(K,) + shape`` (read-only: it may be shared)."""
+        if self.joined is None:
+            out = np.concatenate([lined(p, self.shape) for p in self.parts])
+            out = compact(out) if out.shape[0] > _COMPACT_AT else out
+            out.flags.writeable = False
+            self.joined = out
+        return self.joined
+
+
+def freeze(a: np.ndarray) -> None:
+    """Mark the memory of slot array ``a`` read-only: a union still reads it."""
+    owner = a if a.base is None else a.base
+    if isinstance(owner, np.ndarray) and owner.flags.writeable:
+        owner.flags.writeable = False
+
+
+def joined(D: Any) -> Any:
+    """``D`` as an array of slots (a ``Parts`` joined; anything else as it is)."""
+    return D.array() if type(D) is Parts else D
+
+
+def lazy_union(parts: list[Any], shape: tuple[int, ...]) -> Any:
+    """``union(parts, shape)``, left as ``Parts`` (joined later, once) unless it holds more than a
+    few slots, which are joined and deduplicated now. ``parts`` may be ``Parts`` themselves."""
+    flat_parts: list[np.ndarray] = []
+    for p in parts:
+        if type(p) is Parts:
+            flat_parts.extend(p.parts)
+        elif p.shape[0]:
+            flat_parts.append(p)
+    flat_parts = _distinct(flat_parts)
+    if not flat_parts:
+        return none(shape)
+    K = sum(p.shape[0] for p in flat_parts)
+    if K > _COMPACT_AT:
+        out = np.concatenate([lined(p, shape) for p in flat_parts])
+        return compact(out)
+    for p in flat_parts:
+        freeze(p)
+    return Parts(flat_parts, shape)
+
+
 def lined(D: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """``D`` broadcast to values of ``shape`` (trailing axes line up, as NumPy broadcasts)."""
+    if type(D) is Parts:
+        return D if D.shape == tuple(shape) else Parts(D.parts, shape)
     s = D.shape[1:]
     if s == tuple(shape):
         return D
@@ -95,6 +162,19 @@ def compact(D: np.ndarray) -> np.ndarray:
     if first == K:
         return np.zeros((0,) + D.shape[1:], dtype=D.dtype)
     return np.stack(rows[first:]).reshape((K - first,) + D.shape[1:])
+
+
+def distinct_slots(D: np.ndarray) -> list[np.ndarray]:
+    """``D``'s slots (``(K,) + shape``) as flat rows, without rows that repeat an earlier one or
+    hold nothing (cheap to find: rows that differ mostly differ at their ends)."""
+    out: list[np.ndarray] = []
+    for row in flat(D):
+        if not row.size or not row.any():
+            continue
+        first, last = row[0], row[-1]
+        if not any(q[0] == first and q[-1] == last and np.array_equal(q, row) for q in out):
+            out.append(row)
+    return out
 
 
 _NETWORK_UP_TO = 16  # slots: a sorting network beyond this costs more passes than np.sort's per-column sorts

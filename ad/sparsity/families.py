@@ -37,13 +37,14 @@ class RaggedSequenceError(TypeError):
     """A list or tuple argument holds values depending on the input and cannot be made one array."""
 
 
-def _split(ctx, args, sequences=True):
+def _split(ctx, args, sequences=True, lazy=False):
     """``(primals, deps, found)`` of ``args`` for ``ctx``'s tag (deps: array, UNDECIDED or None).
 
     A list or tuple holding values of the tag is the array NumPy makes of it, with its
     slots (``sequences``; a rule that takes sequences of separate operands, as
     ``np.concatenate`` does, passes False and reads them itself). One NumPy cannot make
     an array of numbers of raises ``RaggedSequenceError``: its dependencies would be missed.
+    With ``lazy``, a buffer's slots may come as the ``deps.Parts`` of a union not joined yet.
     """
     t = ctx._tag
     primals, ds, found = [], [], False
@@ -56,7 +57,7 @@ def _split(ctx, args, sequences=True):
             found = True
             continue
         if kind is ndarray:
-            d = store.get(a, t)
+            d = store.get(a, t, lazy)
             primals.append(a)
             ds.append(d)
             if d is not None:
@@ -176,7 +177,7 @@ def elementwise(zero: tuple[int, ...] = ()):
     (arguments at positions ``zero`` have zero derivative and add nothing)."""
 
     def rule(ctx, fn, args, kwargs):
-        primals, ds, found = _split(ctx, args)
+        primals, ds, found = _split(ctx, args, lazy=ctx.pairs is None)  # (second order reads the slots)
         ans = _call(ctx, fn, primals, kwargs)
         if not found:
             return ans
@@ -196,7 +197,9 @@ def _elementwise_one(ctx, fn, ans, ds, zero):
     if ctx.pairs is not None:
         known = [d if d is not None and d is not UNDECIDED and i not in zero else None for i, d in enumerate(ds)]
         ctx.pairs.add(second_order.kind_of(fn), known, _shape(ans))
-    return result(ctx, ans, deps.union(parts, _shape(ans)))
+    if type(ans) is ndarray:  # an array: a union joined when its slots are needed (``deps.Parts``)
+        return result(ctx, ans, deps.lazy_union(parts, ans.shape))
+    return result(ctx, ans, deps.union([deps.joined(p) for p in parts], _shape(ans)))
 
 
 def zero(values: bool = True):

@@ -97,7 +97,7 @@ def _fast(op, scalar_fn, array_fn, generic, ctx_class, traced, undecided, result
     def handler(a, b):
         ka = type(a)
         if ka is ndarray:
-            ta, da = store.lookup(a)
+            ta, da = store.lookup(a, lazy=True)
             pa = a
         elif ka is traced:
             ta, da, pa = a.tag, a.meta, a.value
@@ -110,7 +110,7 @@ def _fast(op, scalar_fn, array_fn, generic, ctx_class, traced, undecided, result
         if b is a:
             tb, db, pb = ta, da, pa
         elif kb is ndarray:
-            tb, db = store.lookup(b)
+            tb, db = store.lookup(b, lazy=True)
             pb = b
         elif kb is traced:
             tb, db, pb = b.tag, b.meta, b.value
@@ -145,8 +145,10 @@ def _fast(op, scalar_fn, array_fn, generic, ctx_class, traced, undecided, result
             parts = [db]
         else:
             return ans  # (what the rule returns when no argument with a derivative depends on the input)
-        shape = ans.shape if type(ans) is ndarray else ()  # (numbers and arrays make a number or an array)
-        return result(ctx, ans, deps.lined(parts[0], shape) if len(parts) == 1 else deps.union(parts, shape))
+        if type(ans) is ndarray:  # an array: its slots a union joined when needed (``deps.Parts``)
+            return result(ctx, ans, deps.lazy_union(parts, ans.shape))
+        parts = [deps.joined(p) for p in parts]  # (a number: a few slots, joined at once)
+        return result(ctx, ans, deps.lined(parts[0], ()) if len(parts) == 1 else deps.union(parts, ()))
 
     handler.__name__ = handler.__qualname__ = op.__name__
     return handler

@@ -11,6 +11,8 @@ its store (the memory is looked up again at each use, so no view of it goes stal
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from context.resolve import declare_engine_code
@@ -97,19 +99,39 @@ def _view(slots, root, a, entries):
                       strides=strides)
 
 
-def get(a: np.ndarray, t) -> np.ndarray | str | None:
-    """The dependencies of ``a`` for tag ``t`` (a view of the store), ``UNDECIDED``, or None."""
+def _settled(entries, t, root):
+    """The entry of ``t`` as an array of slots ``(K, root.size)``: a ``deps.Parts`` is joined now
+    (and kept joined)."""
+    slots = entries[t]
+    if type(slots) is deps.Parts:
+        D = slots.array()
+        slots = entries[t] = D.reshape(D.shape[0], root.size)
+    return slots
+
+
+def _lazy(slots, root, a, entries):
+    """A buffer's ``deps.Parts`` as they are, for ``a`` the buffer itself; else None."""
+    return slots if a is root and entries.c_contiguous and slots.shape == a.shape else None
+
+
+def get(a: np.ndarray, t, lazy: bool = False) -> Any:
+    """The dependencies of ``a`` for tag ``t`` (a view of the store), ``UNDECIDED``, or None.
+    With ``lazy``, a buffer's union not joined yet may come as the ``deps.Parts`` it is."""
     root = a if a.base is None else root_of(a)
     entries = _stores.get(id(root))
     slots = entries.get(t) if entries else None
     if slots is None or slots is UNDECIDED:
         return slots
+    if type(slots) is deps.Parts:
+        if lazy and _lazy(slots, root, a, entries) is not None:
+            return slots
+        slots = _settled(entries, t, root)
     return _view(slots, root, a, entries)
 
 
-def lookup(a: np.ndarray) -> tuple:
+def lookup(a: np.ndarray, lazy: bool = False) -> tuple:
     """``(tag, dependencies)`` of ``a`` for the newest live run with an entry for its buffer
-    (``has_deps``, ``tag_of`` and ``get`` in one look), or ``(None, None)``."""
+    (``has_deps``, ``tag_of`` and ``get`` in one look), or ``(None, None)``; ``lazy`` as for ``get``."""
     root = a if a.base is None else root_of(a)
     entries = _stores.get(id(root))
     if not entries:
@@ -127,6 +149,10 @@ def lookup(a: np.ndarray) -> tuple:
     slots = entries[t]
     if slots is UNDECIDED:
         return t, slots
+    if type(slots) is deps.Parts:
+        if lazy and _lazy(slots, root, a, entries) is not None:
+            return t, slots
+        slots = _settled(entries, t, root)
     return t, _view(slots, root, a, entries)
 
 
@@ -139,6 +165,11 @@ def put(a: np.ndarray, t, D) -> None:
         return
     if not entries.contiguous:
         raise TypeError("a non-contiguous buffer cannot carry dependencies; copy it first")
+    if type(D) is deps.Parts:
+        if a is root and entries.c_contiguous and D.shape == a.shape:
+            entries[t] = D  # joined when something needs the slots as an array
+            return
+        D = D.array()
     if a is root and entries.c_contiguous and D.shape[1:] == a.shape:
         if D.base is None and D.flags.c_contiguous:
             entries[t] = D.reshape(D.shape[0], a.size)  # a rule's own new array of slots: adopted, not copied
@@ -156,10 +187,16 @@ def write(a: np.ndarray, key, t, D) -> None:
     entries = per_buffer(_stores, root, D is not None, _Entries)
     if entries is None:
         return
+    D = deps.joined(D)
     slots = entries.get(t)
     if slots is UNDECIDED:
         del entries[t]
         slots = None
+    elif slots is not None:
+        slots = _settled(entries, t, root)
+        owner = slots if slots.base is None else slots.base
+        if not owner.flags.writeable:  # a union still reads these slots: they are copied, then written
+            slots = entries[t] = np.array(slots)
     if slots is None:
         if D is None or not D.shape[0]:
             return

@@ -31,7 +31,7 @@ from ..engine import handlers
 from ..engine.dual import ScalarArrayMethods
 from ..engine.dual_array import DualArray
 from ..engine.forward import NoRuleError
-from . import operators, store
+from . import deps, operators, store
 
 declare_engine_code(__file__)
 
@@ -151,8 +151,16 @@ def assign(target: Any, key: Any, value: Any) -> None:
 
 
 def result(ctx, ans: Any, D: Any) -> Any:
-    """``ans`` carrying dependencies ``D`` (slots shaped ``(K,) + ans.shape``, ``UNDECIDED`` or None)."""
-    if D is None or (D is not UNDECIDED and not D.shape[0]) or (D is UNDECIDED and ctx.local):
+    """``ans`` carrying dependencies ``D`` (slots shaped ``(K,) + ans.shape``, or their
+    ``deps.Parts``, ``UNDECIDED`` or None)."""
+    if D is None or (D is UNDECIDED and ctx.local):
+        return ans
+    if type(D) is deps.Parts:
+        if type(ans) is not ndarray or not ans.ndim:
+            D = D.array()
+        elif not D.K:
+            return ans
+    elif D is not UNDECIDED and not D.shape[0]:
         return ans
     t = ctx._tag
     if type(ans) is ndarray and ans.ndim:
