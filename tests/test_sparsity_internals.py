@@ -175,3 +175,33 @@ def test_sequences_numpy_cannot_stack_and_unfollowed_arguments_are_refused():
     assert ad.jacobian_sparsity(lambda x: np.array([np.max([x[0], x[2]])]), x).toarray().tolist() == [[1, 0, 1]]
     # concatenating arrays and numbers of several shapes is what np.concatenate is for
     assert ad.jacobian_sparsity(lambda x: np.concatenate([x[0:1], [x[1], x[2]]]), x).nnz == 3
+
+
+def test_a_write_does_not_change_unions_that_read_the_buffer_before():
+    def write_input_after_use(x):
+        y = x * 2.0  # y's slots are x's, not copied
+        x[0] = 1.0  # x's own slots change: y's must not
+        return y + x
+
+    def chain_then_write(x):
+        a = x[:-1] + x[1:]
+        b = a * 3.0 + a
+        a[...] = 0.0  # a depends on nothing now; b still on what a was
+        return b + a
+
+    def write_through_a_view(x):
+        buf = x * 1.0
+        total = buf + buf[::-1]
+        view = buf[1:]
+        view[:] = 7.0
+        return total * buf
+
+    n = 4
+    assert ad.jacobian_sparsity(write_input_after_use, np.ones(n)).toarray().astype(int).tolist() == \
+        np.eye(n, dtype=int).tolist()
+    want = (np.eye(n - 1, n, dtype=int) + np.eye(n - 1, n, 1, dtype=int)).tolist()
+    assert ad.jacobian_sparsity(chain_then_write, np.ones(n)).toarray().astype(int).tolist() == want
+    x = np.arange(1.0, n + 1)
+    _pattern_is_exact(write_through_a_view, x)
+    assert ad.jacobian_sparsity(write_through_a_view, x).toarray().astype(int).tolist() == \
+        [[1, 0, 0, 1], [0, 1, 1, 0], [0, 1, 1, 0], [1, 0, 0, 1]]
