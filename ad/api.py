@@ -3,8 +3,8 @@
 
 Inputs are a real number, a list or tuple of them, or a float array of any shape; a
 gradient has the input's form and shape. Every function takes ``backend=`` (default
-``ForwardMode()``); each backend provides one pushforward and everything here follows
-from it. Forward mode runs ``f`` once per chunk of directions under a fresh
+``ForwardMode()``; for gradients, ``ReverseMode()`` from ``REVERSE_FROM`` inputs on); each
+backend provides one pushforward and everything here follows from it. Forward mode runs ``f`` once per chunk of directions under a fresh
 ``ForwardCtx`` (a new tag per run), so nested derivatives never confuse their
 perturbations: a derivative taken inside another is more code the outer one
 differentiates (this module is not engine code for that reason).
@@ -22,6 +22,8 @@ from . import closures, outputs
 from .backends import Backend, ForwardMode, ReverseMode, check_backend
 from .inputs import Input
 from .engine import runs
+from .engine.forward import NoRuleError
+from .engine.traced import ComplexValuesError
 from .outputs import Output
 
 
@@ -117,10 +119,31 @@ def jacobian(f: Callable[..., Any], x: Any, backend: Backend | None = None) -> A
     return value_and_jacobian(f, x, backend)[1]
 
 
+REVERSE_FROM = 32  # inputs: from here the default gradient is reverse mode's (docs/ad.md: "Which mode")
+
+
+def default_gradient_backend(size: int) -> Backend:
+    """The backend a gradient of ``size`` inputs uses by default: one backward pass (reverse
+    mode) from ``REVERSE_FROM`` inputs on, else forward mode (fewer inputs than that cost
+    forward mode less than recording a tape)."""
+    return ReverseMode() if size >= REVERSE_FROM else ForwardMode()
+
+
 def value_and_gradient(f: Callable[..., Any], x: Any, backend: Backend | None = None) -> tuple[Any, Any]:
-    """``(f(x), ∇f(x))`` for a real-valued ``f``; the gradient has ``x``'s form and shape."""
+    """``(f(x), ∇f(x))`` for a real-valued ``f``; the gradient has ``x``'s form and shape.
+
+    By default (``backend=None``) reverse mode for ``REVERSE_FROM`` inputs or more, forward
+    mode for fewer (``default_gradient_backend``). Where the default reverse mode refuses
+    what ``f`` does (an operation with no reverse-mode rule, complex values), forward mode
+    computes the gradient instead: ``f`` then runs a second time."""
     inp = Input(x, "gradient")
-    output, J = _jacobian(f, inp, backend, "gradient")
+    if backend is None and inp.size >= REVERSE_FROM:
+        try:
+            output, J = _jacobian(f, inp, ReverseMode(), "gradient")
+        except (NoRuleError, ComplexValuesError):
+            output, J = _jacobian(f, inp, ForwardMode(), "gradient")
+    else:
+        output, J = _jacobian(f, inp, backend, "gradient")
     if output.shape:
         raise TypeError(
             "gradient: the function returned %d values (shape %s); gradient needs a single number "

@@ -135,6 +135,23 @@ def checkpoint_rows(quick):
     return rows
 
 
+def default_rows(quick):
+    """Forward against reverse mode where the default gradient switches (``ad.api.REVERSE_FROM``)."""
+    from ad.api import REVERSE_FROM
+
+    rows = []
+    for n in (8, 16, 32, 64):
+        x = np.random.default_rng(n).uniform(-1.5, 1.5, n)
+        for label, f in (("vectorised", lambda y: vectorised(np, y)), ("loop over x[i]", rosenbrock)):
+            t = compare({"forward": lambda: ad.gradient(f, x, backend=ad.ForwardMode()),
+                         "reverse": lambda: ad.gradient(f, x, backend=R)}, repeat=5 if quick else 15, number=3)
+            picked = "reverse" if n >= REVERSE_FROM else "forward"
+            rows.append(ratio_row(f"default mode, {label}, n = {n}: ad.gradient ReverseMode()", t["reverse"],
+                                  "ForwardMode()", t["forward"]))
+            rows.append(row(f"default mode, {label}, n = {n}: the default picks", picked))
+    return rows
+
+
 def run(quick):
     autograd = optional("autograd")
     jax = load_jax()
@@ -148,4 +165,4 @@ def run(quick):
         rows += _rows(f"loop over x[i], n = {n:,}", rosenbrock, lambda xp: rosenbrock, x, quick, autograd, None)
     rows += _rows("Lotka-Volterra RK4 loss (1,000 steps), its 4 parameters", lv_loss, lambda xp: lv_loss,
                   [1.5, 1.0, 3.0, 1.0], quick, autograd, None)
-    return rows + hvp_rows(quick) + checkpoint_rows(quick)
+    return rows + default_rows(quick) + hvp_rows(quick) + checkpoint_rows(quick)

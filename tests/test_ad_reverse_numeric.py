@@ -211,10 +211,33 @@ def _writes_into(fn):
     return f
 
 
+MASKED_WRITES = {
+    "putmask": _writes_into(lambda z, x: np.putmask(z, V > 0, x)),
+    "putmask, values cycled by position": _writes_into(lambda z, x: np.putmask(z, V > 0, x[:2] ** 2)),
+    "putmask into the input": lambda x: np.putmask(x, V > 0, x[::-1] * 3.0) or x * x,
+    "place into": lambda x: np.place(x, V > 0, 1.0) or x,
+    "place list": _writes_into(lambda z, x: np.place(z, V > 0, [x[0], x[1] * x[2]])),
+    "place, values cycled in order": _writes_into(lambda z, x: np.place(z, V > -10, np.sin(x[:4]))),
+    "putmask 2-d": lambda x: (lambda b: np.putmask(b, np.eye(2, 3, dtype=bool), x[:2]) or b)(np.outer(x[:2], x[:3])),
+}
+
+
+@pytest.mark.parametrize("name", list(MASKED_WRITES))
+def test_masked_writes(name):
+    f = MASKED_WRITES[name]
+    loss = lambda y: np.sum(f(y * 1.0) * np.arange(1.0, 1 + np.size(f(V * 1.0))).reshape(np.shape(f(V * 1.0))))
+    np.testing.assert_allclose(ad.gradient(loss, V, backend=R), ad.gradient(loss, V, backend=ad.ForwardMode()),
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_masked_write_refusals():
+    with pytest.raises(ad.NoRuleError, match="mask carries a derivative"):
+        ad.gradient(lambda x: np.sum(_writes_into(lambda z, y: np.putmask(z, y, y))(x)), V, backend=R)
+    with pytest.raises(ValueError, match="empty values"):
+        ad.gradient(lambda x: np.sum(_writes_into(lambda z, y: np.place(z, V > 0, y[:0]))(x)), V, backend=R)
+
+
 REFUSED = {
-    "putmask": (_writes_into(lambda z, x: np.putmask(z, V > 0, x)), V, "numpy.putmask writes"),
-    "place into": (lambda x: np.place(x, V > 0, 1.0) or x, V, "numpy.place writes"),
-    "place list": (_writes_into(lambda z, x: np.place(z, V > 0, [x[0]])), V, "numpy.place writes"),
     "complex type": (np.complex128, 0.3, "no complex values"),
     "integer dtype": (lambda x: np.asanyarray(x, dtype=int), M, "would truncate"),
     "nan_to_num in place": (lambda x: np.nan_to_num(x, copy=False), M, "copy=False"),

@@ -54,12 +54,16 @@ class TracedArray(DualArray):
         return "TracedArray(%r, tag=#%d)" % (self.value, self.tag.serial)
 
 
+class ComplexValuesError(TypeError):
+    """Reverse mode met a complex value, which it does not differentiate (forward mode does)."""
+
+
 def make_traced(value: Any, tag: Any, node: Node) -> Tagged:
     """The tagged value for primal ``value``: a ``TracedArray`` for arrays, else a ``Traced``."""
     if type(value) is float:
         return Traced(value, tag, node)
     if np.iscomplexobj(value):
-        raise TypeError(
+        raise ComplexValuesError(
             "reverse mode: complex values are not supported yet (a result of %r); use ad.ForwardMode()"
             % (type(value).__name__,)
         )

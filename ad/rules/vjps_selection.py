@@ -1,21 +1,22 @@
 """Reverse-mode rules for choosing and assembling values: ``np.select``, ``np.piecewise``,
-``np.block``; and clear refusals for the writes ``np.copyto``, ``np.putmask``, ``np.place``.
+``np.block``; and the masked writes ``np.copyto``, ``np.putmask``, ``np.place``.
 
 Conventions are the forward rules' (``layout.py``, ``indexing.py``): ``select`` sends each
 element's cotangent to the choice the first true condition picks (to ``default`` where none
 is true), summed back over broadcast axes; ``piecewise`` runs each function on the elements its
 condition selects (a later condition overrides an earlier one, as NumPy writes them in order)
 and sends them their cotangents; ``block`` gives each block its part. Conditions are constants.
-``np.copyto`` is recorded as the write it is (``dst[...] = src``, or where ``where`` holds).
-Raise NoRuleError: a condition carrying a derivative; ``putmask``/``place`` with a value
-being differentiated as source or destination (build a new array with ``np.where`` instead,
-or use ``ad.ForwardMode()``).
+``np.copyto`` is recorded as the write it is (``dst[...] = src``, or where ``where`` holds);
+``putmask`` and ``place`` as ``a[positions] = values`` with the values cycled as NumPy cycles
+them. Raise NoRuleError: a condition or mask carrying a derivative.
 """
+
+import operator
 
 import numpy as np
 
 from context.base import Context
-from context.tagging import dispatch, enclosing_call, native_primitive
+from context.tagging import Tagged, dispatch, enclosing_call, native_primitive
 from context.tagging.dispatch import qualified_name
 from context.tagging.values import primal
 
@@ -148,24 +149,47 @@ def _block(ctx, arrays):
 # ------------------------------------------------------------------ writes
 
 
-def _write(fn):
+def _masked_write(fn, names, cycled_by_position):
+    """``np.putmask(a, mask, values)`` and ``np.place(arr, mask, vals)``: a write of the chosen values
+    at the mask's positions, recorded as ``a[positions] = chosen`` (``reverse_writes.assign``), the
+    values cycled as NumPy cycles them: ``putmask`` takes ``values.flat[n % size]`` for position
+    ``n``, ``place`` takes them in order over the positions chosen."""
+
     @ReverseCtx.primitive(fn)
     @native_primitive
     def primitive(ctx, *args, **kwargs):
-        if _mine(ctx, args + tuple(kwargs.values())):
-            raise NoRuleError(
-                "%s writes into an array, and a value being differentiated is its source or destination; it has "
-                "no reverse-mode rule: write with a mask instead (a[mask] = values, np.copyto(a, values, "
-                "where=mask)), or use ad.ForwardMode()" % qualified_name(fn))
-        target = args[0] if args else next((kwargs[k] for k in ("dst", "a", "arr") if k in kwargs), None)
-        reverse_writes.before_write(ctx, target)  # constants: the tape's saved arrays keep their values
-        return enclosing_call(ctx._tag, fn, args, kwargs)
+        bound = dict(zip(names, args))
+        for key, value in kwargs.items():
+            if key not in names or key in bound:
+                raise TypeError("%s got an unexpected or repeated argument '%s'" % (qualified_name(fn), key))
+            bound[key] = value
+        if len(bound) != 3:
+            raise TypeError("%s takes 3 arguments (%s)" % (qualified_name(fn), ", ".join(names)))
+        target, mask, values = (bound[n] for n in names)
+        if not (_mine(ctx, target) or _mine(ctx, values)):
+            reverse_writes.before_write(ctx, primal(target))  # constants: the tape's saved arrays keep their values
+            return enclosing_call(ctx._tag, fn, (primal(target), mask, values), {})
+        if _mine(ctx, mask):
+            raise NoRuleError("%s: the mask carries a derivative; it must be a constant" % qualified_name(fn))
+        shape = np.shape(primal(target))
+        chosen = np.flatnonzero(np.broadcast_to(np.asarray(mask, dtype=bool), shape))
+        values = arrayed(ctx, values)
+        flat = dispatch(np.ravel, (values,)) if isinstance(values, Tagged) else np.ravel(values)
+        count = int(np.size(primal(flat)))
+        if not chosen.size:
+            return None
+        if not count:
+            raise ValueError("%s: cannot write from an empty values array" % qualified_name(fn))
+        which = (chosen if cycled_by_position else np.arange(chosen.size)) % count
+        picked = dispatch(operator.getitem, (flat, which)) if isinstance(flat, Tagged) else flat[which]
+        reverse_writes.assign(target, np.unravel_index(chosen, shape), picked)
+        return None
 
     return primitive
 
 
-for _fn in (np.putmask, np.place):
-    _write(_fn)
+_masked_write(np.putmask, ("a", "mask", "values"), cycled_by_position=True)
+_masked_write(np.place, ("arr", "mask", "vals"), cycled_by_position=False)
 
 
 @ReverseCtx.primitive(np.copyto)
