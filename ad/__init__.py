@@ -49,6 +49,7 @@ when_imported("scipy.special", "ad.rules.scipy_special")
 when_imported("scipy.linalg", "ad.rules.scipy_linalg")
 when_imported("scipy.linalg", "ad.rules.vjps_scipy_linalg")
 when_imported("scipy.signal", "ad.rules.scipy_signal")
+when_imported("scipy.signal", "ad.rules.vjps_scipy_signal")
 
 
 def __getattr__(name):

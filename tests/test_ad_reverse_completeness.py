@@ -59,12 +59,6 @@ FORWARD_ONLY = {
     "scipy.linalg._special_matrices.hankel": PENDING,
     "scipy.linalg._special_matrices.leslie": PENDING,
     "scipy.linalg._special_matrices.toeplitz": PENDING,
-    "scipy.signal._signaltools.convolve": PENDING,
-    "scipy.signal._signaltools.convolve2d": PENDING,
-    "scipy.signal._signaltools.correlate": PENDING,
-    "scipy.signal._signaltools.correlate2d": PENDING,
-    "scipy.signal._signaltools.fftconvolve": PENDING,
-    "scipy.signal._signaltools.oaconvolve": PENDING,
 }
 
 

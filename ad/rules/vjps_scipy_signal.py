@@ -1,0 +1,131 @@
+"""Reverse-mode rules for ``scipy.signal``'s convolutions and correlations (loaded when it is
+imported): ``convolve``, ``correlate``, ``fftconvolve``, ``oaconvolve``, ``convolve2d``,
+``correlate2d``.
+
+Each is bilinear: the cotangent of one operand is the adjoint of the linear map the other
+makes, applied to the result's cotangent ``u``. For a convolution that adjoint is a
+correlation: ``u`` is padded back to the ``full`` result (the ``same`` and ``valid`` results
+are centred in it), then ``correlate(u_full, other, "valid")`` gives the operand's
+cotangent; ``correlate`` is ``convolve`` with the second operand flipped; ``fftconvolve``
+and ``oaconvolve`` along ``axes`` correlate along those axes only (by ``fftconvolve`` with
+the other operand flipped), summing over the axes an operand was broadcast along.
+``convolve2d``/``correlate2d`` with ``boundary="wrap"`` or ``"symm"`` read operands through
+a boundary, so their adjoint is built from the function itself: for each nonzero of the
+fixed operand, a one-hot probe says where each element of the other goes, and ``u`` is
+gathered back from there; a ``fillvalue`` (``boundary="fill"``) gets the sum of ``u`` over
+the positions it fills. ``mode``, ``method``, ``boundary`` and ``axes`` are constants.
+Complex values are refused (reverse mode has none).
+"""
+
+import numpy as np
+import scipy.signal as signal
+
+from context.tagging.values import primal
+
+from .pullbacks import unbroadcast
+from .vjps_numeric import defvjp_named
+
+
+def _p(x):
+    return np.asarray(primal(x))
+
+
+def _full(u, shape_full):
+    """Cotangent ``u`` of a ``same``/``valid`` result placed where that result sits in the full one."""
+    u = np.asarray(u)
+    if u.shape == tuple(shape_full):
+        return u
+    start = [(f - n) // 2 for f, n in zip(shape_full, u.shape)]
+    out = np.zeros(shape_full)
+    out[tuple(slice(s, s + n) for s, n in zip(start, u.shape))] = u
+    return out
+
+
+# ------------------------------------------------------------------ convolve, correlate (n-d)
+
+
+def _conv_full_shape(a, v):
+    return tuple(n + m - 1 for n, m in zip(np.shape(a), np.shape(v)))
+
+
+def _convolve_in1(u, ans, in1, in2, mode, method):
+    a, v = _p(in1), _p(in2)
+    return signal.correlate(_full(u, _conv_full_shape(a, v)), v, mode="valid")
+
+
+def _convolve_in2(u, ans, in1, in2, mode, method):
+    a, v = _p(in1), _p(in2)
+    return signal.correlate(_full(u, _conv_full_shape(a, v)), a, mode="valid")
+
+
+def _correlate_in1(u, ans, in1, in2, mode, method):  # correlate(a, v) is convolve(a, flip(v))
+    a, v = _p(in1), _p(in2)
+    return signal.correlate(_full(u, _conv_full_shape(a, v)), np.flip(v), mode="valid")
+
+
+def _correlate_in2(u, ans, in1, in2, mode, method):
+    a, v = _p(in1), _p(in2)
+    return np.flip(signal.correlate(_full(u, _conv_full_shape(a, v)), a, mode="valid"))
+
+
+defvjp_named(signal.convolve, {"in1": _convolve_in1, "in2": _convolve_in2})
+defvjp_named(signal.correlate, {"in1": _correlate_in1, "in2": _correlate_in2})
+
+
+# ------------------------------------------------------------------ fftconvolve, oaconvolve (along axes)
+
+
+def _along(one, other, u, axes):
+    one, other = _p(one), _p(other)
+    nd = max(one.ndim, other.ndim)
+    axes = tuple(range(nd)) if axes is None else tuple(int(ax) % nd for ax in np.atleast_1d(axes))
+    so, st = one.shape, other.shape
+    full = tuple(so[i] + st[i] - 1 if i in axes else max(so[i], st[i]) for i in range(nd))
+    g = signal.fftconvolve(_full(u, full), np.flip(other, axis=axes), mode="valid", axes=axes)
+    return unbroadcast(g, one)
+
+
+for _fn in (signal.fftconvolve, signal.oaconvolve):
+    defvjp_named(_fn, {"in1": lambda u, ans, in1, in2, mode, axes: _along(in1, in2, u, axes),
+                       "in2": lambda u, ans, in1, in2, mode, axes: _along(in2, in1, u, axes)})
+
+
+# ------------------------------------------------------------------ convolve2d, correlate2d (boundaries)
+
+
+def _two_d(fn):
+    def vjp_in1(u, ans, in1, in2, mode, boundary, fillvalue):
+        """For each nonzero of ``in2``, a probe of ``in1``'s elements numbered ``1..n`` says where each
+        went; ``u`` comes back from there (the padding, a constant for ``in1``, is probed as 0)."""
+        a, k = _p(in1), _p(in2)
+        numbers = np.arange(1, a.size + 1, dtype=np.float64).reshape(a.shape)
+        u = np.asarray(u)
+        g = np.zeros(a.size)
+        for j in np.flatnonzero(k):
+            delta = np.zeros(k.shape)
+            delta.flat[j] = 1.0
+            ids = np.rint(fn(numbers, delta, mode=mode, boundary=boundary, fillvalue=0)).astype(np.int64)
+            hit = ids > 0
+            np.add.at(g, ids[hit] - 1, k.flat[j] * u[hit])
+        return g.reshape(a.shape)
+
+    def vjp_in2(u, ans, in1, in2, mode, boundary, fillvalue):
+        """Element ``j`` of ``in2`` weighs ``fn(in1, delta_j)`` (the padding included)."""
+        a, k = _p(in1), _p(in2)
+        u = np.asarray(u)
+        g = np.zeros(k.size)
+        for j in range(k.size):
+            delta = np.zeros(k.shape)
+            delta.flat[j] = 1.0
+            g[j] = np.sum(u * fn(a, delta, mode=mode, boundary=boundary, fillvalue=_p(fillvalue)))
+        return g.reshape(k.shape)
+
+    def vjp_fillvalue(u, ans, in1, in2, mode, boundary, fillvalue):
+        reached = fn(np.zeros(_p(in1).shape), _p(in2), mode=mode, boundary=boundary, fillvalue=1.0)
+        return np.sum(np.asarray(u) * reached)
+
+    defvjp_named(fn, {"in1": vjp_in1, "in2": vjp_in2, "fillvalue": vjp_fillvalue})
+
+
+_two_d(signal.convolve2d)
+_two_d(signal.correlate2d)
