@@ -48,6 +48,7 @@ _install_reverse()  # reverse-mode rules derived from the elementwise forward ru
 when_imported("scipy.special", "ad.rules.scipy_special")
 when_imported("scipy.linalg", "ad.rules.scipy_linalg")
 when_imported("scipy.linalg", "ad.rules.vjps_scipy_linalg")
+when_imported("scipy.linalg", "ad.rules.vjps_scipy_linalg_more")
 when_imported("scipy.signal", "ad.rules.scipy_signal")
 when_imported("scipy.signal", "ad.rules.vjps_scipy_signal")
 

@@ -20,7 +20,6 @@ HELPERS = "a helper called only inside forward rules"
 COMPLEX = "its values are complex, which reverse mode refuses"
 REFUSED = "refused in forward mode too"
 WRITE = "a write into an array, which reverse mode refuses"
-PENDING = "not written yet: NoRuleError in reverse mode"
 
 FORWARD_ONLY = {
     "ad.rules.indexing.scattered_sum": HELPERS,
@@ -46,19 +45,6 @@ FORWARD_ONLY = {
     "scipy.linalg._matfuncs.fractional_matrix_power": REFUSED,
     "scipy.linalg._matfuncs.funm": REFUSED,
     "scipy.linalg._matfuncs.signm": REFUSED,
-    "scipy.linalg._basic.pinv": PENDING,
-    "scipy.linalg._basic.pinvh": PENDING,
-    "scipy.linalg._basic.solve_banded": PENDING,
-    "scipy.linalg._basic.solveh_banded": PENDING,
-    "scipy.linalg._decomp_lu.lu": PENDING,
-    "scipy.linalg._decomp_polar.polar": PENDING,
-    "scipy.linalg._decomp_qr.qr": PENDING,
-    "scipy.linalg._decomp_svd.svd": PENDING,
-    "scipy.linalg._decomp_svd.svdvals": PENDING,
-    "scipy.linalg._special_matrices.circulant": PENDING,
-    "scipy.linalg._special_matrices.hankel": PENDING,
-    "scipy.linalg._special_matrices.leslie": PENDING,
-    "scipy.linalg._special_matrices.toeplitz": PENDING,
 }
 
 

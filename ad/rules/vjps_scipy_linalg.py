@@ -15,8 +15,8 @@ Conventions are the forward rules' (``scipy_linalg.py``), transposed:
 * ``eigh``: one matrix (``b=None``), all eigenvalues, distinct for the eigenvectors.
 
 Raise NoRuleError: ``lu_factor`` of a non-square matrix, ``eigh`` with ``b`` or a subset, an
-unknown ``assume_a``; other functions of ``scipy.linalg`` have no reverse-mode rule yet (use
-``ad.ForwardMode()``). Complex results (``logm``/``sqrtm`` of some real matrices) are refused.
+unknown ``assume_a``. Complex results (``logm``/``sqrtm`` of some real matrices) are refused.
+The other factorisations, the banded solvers and the constructors are in ``vjps_scipy_linalg_more``.
 """
 
 import numpy as np
