@@ -124,7 +124,7 @@ def chunk_rows(quick, autograd):
     exact[1:] += x[:-1]
     cases = {
         "primal": lambda: loop(x),
-        "default": lambda: ad.gradient(loop, x),
+        "default": lambda: ad.gradient(loop, x, backend=ad.ForwardMode()),  # forward mode's default chunk
         "chunk16": lambda: ad.gradient(loop, x, backend=ad.ForwardMode(chunk=16)),
     }
     g = cases["default"]()

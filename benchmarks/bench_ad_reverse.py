@@ -49,7 +49,7 @@ def _rows(label, f, xp_f, x, quick, autograd, jax, forward=True):
     cases = {"primal": lambda: f(x), "reverse": lambda: ad.gradient(f, x, backend=R)}
     g = cases["reverse"]()
     if forward:
-        cases["forward"] = lambda: ad.gradient(f, x)
+        cases["forward"] = lambda: ad.gradient(f, x, backend=ad.ForwardMode())
         _agree("reverse and forward mode", g, cases["forward"]())
     if autograd is not None:
         af = xp_f(importlib.import_module("autograd.numpy"))
@@ -140,11 +140,13 @@ def default_rows(quick):
     from ad.api import REVERSE_FROM
 
     rows = []
-    for n in (8, 16, 32, 64):
+    for n in (8, 16, 32, 64, 256, 1000) + (() if quick else (4000,)):
         x = np.random.default_rng(n).uniform(-1.5, 1.5, n)
         for label, f in (("vectorised", lambda y: vectorised(np, y)), ("loop over x[i]", rosenbrock)):
+            slow = n >= 1000
             t = compare({"forward": lambda: ad.gradient(f, x, backend=ad.ForwardMode()),
-                         "reverse": lambda: ad.gradient(f, x, backend=R)}, repeat=5 if quick else 15, number=3)
+                         "reverse": lambda: ad.gradient(f, x, backend=R)},
+                        repeat=1 if slow else (5 if quick else 15), number=1 if slow else 3)
             picked = "reverse" if n >= REVERSE_FROM else "forward"
             rows.append(ratio_row(f"default mode, {label}, n = {n}: ad.gradient ReverseMode()", t["reverse"],
                                   "ForwardMode()", t["forward"]))
