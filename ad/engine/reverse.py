@@ -167,7 +167,7 @@ def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
         else:
             with np.errstate(all="ignore"):
                 ans = enclosing_call(t, fn, tuple(primals), kwargs)
-        if not found or (is_array(ans) and ans.dtype.kind in "biu"):
+        if not found or ((type(ans) is ndarray or is_array(ans)) and ans.dtype.kind in "biu"):
             return ans  # integer and boolean results carry no derivative (as astype(int) in forward mode)
         parents = []
         saves = [a for a in primals if type(a) is ndarray]
@@ -185,11 +185,11 @@ def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
                     raise NoRuleError("%s with where= has no reverse-mode rule; compute it everywhere and use "
                                       "np.where, or use ad.ForwardMode()" % qualified_name(fn))
                 pull.mask = np.broadcast_to(mask, np.shape(ans))
-            if saves:
-                reverse_writes.save(ctx, pull, saves)
             parents.append((node, pull))
         if not parents:
             return ans
+        if saves:
+            reverse_writes.save_all(ctx, [pull for _, pull in parents], saves)
         return make_traced(ans, t, Node(tuple(parents)))
 
     primitive.__qualname__ = primitive.__name__ = "vjp rule of %s" % qualified_name(fn)

@@ -43,15 +43,25 @@ def root_of(a: ndarray) -> ndarray:
 
 def save(ctx, pull, arrays) -> None:
     """Remember that ``pull`` keeps the ndarrays among ``arrays`` (by their memory blocks)."""
-    saved = ctx.__dict__.setdefault("_saved", {})
+    save_all(ctx, (pull,), arrays)
+
+
+def save_all(ctx, pulls, arrays) -> None:
+    """Remember that each of ``pulls`` keeps the ndarrays among ``arrays`` (by their memory blocks)."""
+    saved = ctx.__dict__.get("_saved")
+    if saved is None:
+        saved = ctx.__dict__["_saved"] = {}
     for a in arrays:
         if type(a) is ndarray:
-            r = root_of(a)
+            r = a if a.base is None else root_of(a)
             entry = saved.get(id(r))
             if entry is None:
-                saved[id(r)] = (r, [pull])
-            elif entry[1][-1] is not pull:
-                entry[1].append(pull)
+                saved[id(r)] = (r, list(pulls))
+            else:
+                kept = entry[1]
+                for pull in pulls:
+                    if kept[-1] is not pull:
+                        kept.append(pull)
 
 
 def before_write(ctx, a) -> None:

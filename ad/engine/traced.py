@@ -62,6 +62,8 @@ def make_traced(value: Any, tag: Any, node: Node) -> Tagged:
     """The tagged value for primal ``value``: a ``TracedArray`` for arrays, else a ``Traced``."""
     if type(value) is float:
         return Traced(value, tag, node)
+    if type(value) is ndarray and value.dtype.kind != "c":  # (the common case, in one look)
+        return TracedArray(value, tag, node)
     if np.iscomplexobj(value):
         raise ComplexValuesError(
             "reverse mode: complex values are not supported yet (a result of %r); use ad.ForwardMode()"
