@@ -6,21 +6,21 @@ the leaves, latest first, adding up the cotangents each operation's pullbacks se
 arguments, and returns the leaves'. The tape is the graph of nodes the result
 holds: it is freed with the result.
 
-Not engine code: the backward pass is ordinary code, so that a derivative taken around a
-gradient (forward over reverse) differentiates it.
+Not engine code; the backward pass is (``engine/backward.py``), and it calls the pullbacks as
+ordinary code, so that a derivative taken around a gradient (forward over reverse)
+differentiates them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from heapq import heappop, heappush
-
 from context import overdub
 from context.tagging import tag
 from context.tagging.tags import Tag
 
 from .engine import reverse_buffers
+from .engine.backward import backward  # noqa: F401  (the backward pass, engine code)
 from .engine.reverse import Node, ReverseCtx
 
 
@@ -58,29 +58,3 @@ def run(ctx: ReverseCtx, f: Any, *args: Any) -> Any:
     finally:
         ctx.__dict__.pop("_saved", None)
         reverse_buffers.end(ctx)
-
-
-def backward(top: Node, seed: Any, wanted: list) -> list:
-    """The cotangents that reach the nodes ``wanted`` when ``top`` gets ``seed`` (None where none does).
-
-    Nodes are taken in decreasing serial order (a heap of the nodes reached so far): a node's users
-    were all made after it, so its cotangent is complete when its turn comes. No recursion."""
-    cotangents = {top.serial: seed}
-    keep = {node.serial for node in wanted}
-    heap = [(-top.serial, top)]
-    while heap:
-        _, node = heappop(heap)
-        s = node.serial
-        u = cotangents[s] if s in keep else cotangents.pop(s)
-        for parent, pull in node.parents:
-            g = pull(u)
-            k = parent.serial
-            previous = cotangents.get(k)
-            if previous is None:
-                cotangents[k] = g
-                heappush(heap, (-k, parent))
-            else:
-                cotangents[k] = previous + g
-    return [cotangents.get(node.serial) for node in wanted]
-
-

@@ -14,30 +14,8 @@ import numpy as np
 
 from context.tagging.values import primal
 
+from ..engine.broadcast_sums import number as _number, unbroadcast  # noqa: F401  (re-exported)
 
-
-def unbroadcast(u, x):
-    """Cotangent ``u`` of a broadcast result, summed to the shape of argument ``x``."""
-    if type(x) is float and type(u) is float:  # Python numbers: nothing to sum
-        return u
-    shape = np.shape(primal(x))
-    if np.shape(primal(u)) == shape:
-        return u
-    if not shape:
-        return np.sum(u) if isinstance(primal(x), np.ndarray) else _number(np.sum(u))
-    extra = np.ndim(primal(u)) - len(shape)
-    if extra:
-        u = np.sum(u, axis=tuple(range(extra)))
-    axes = tuple(i for i, n in enumerate(shape) if n == 1 and np.shape(primal(u))[i] != 1)
-    if axes:
-        u = np.sum(u, axis=axes, keepdims=True)
-    return u
-
-
-def _number(v):
-    """A 0-d result as a Python float (a plain number's cotangent), tagged ones left as they are."""
-    p = primal(v)
-    return float(v) if p is v else v
 
 
 def _detached(values, root):
@@ -77,6 +55,27 @@ class _FromJvp:
             with np.errstate(all="ignore"):
                 term = float(self.jvp(np.float64(u), np.float64(self.ans), *map(_ieee, primals), **self.kwargs))
         return unbroadcast(term, primals[self.i])
+
+
+_NO_KWARGS: dict = {}
+
+
+def run_pull(call, pull, u):
+    """``pull(u)`` for the backward pass, which runs natively (``engine/backward.py``): the rule a
+    pullback applies (a ``defjvp`` or ``defvjp`` function) is called through ``call``, the running
+    context's entry for calls, as rewritten code calls it, so an enclosing derivative sees it;
+    what is around it runs natively. Other pullbacks are called through ``call`` whole."""
+    kind = type(pull)
+    if kind is _FromVjp:
+        return call(pull.vjp, (u, pull.ans, *pull.primals), pull.kwargs)
+    if kind is _FromJvp and pull.mask is None:
+        primals = pull.primals
+        try:
+            term = call(pull.jvp, (u, pull.ans, *primals), pull.kwargs)
+        except (ZeroDivisionError, ValueError, OverflowError):  # (numbers at a singular point: see __call__)
+            return call(pull, (u,), _NO_KWARGS)
+        return unbroadcast(term, primals[pull.i])
+    return call(pull, (u,), _NO_KWARGS)
 
 
 def _ieee(v):

@@ -1,0 +1,50 @@
+"""Reverse mode's backward pass: cotangents sent from a node back to the nodes wanted.
+
+Engine code: the walk (a heap of nodes, a dict of cotangents) runs natively. The pullbacks
+it calls are rule code, called as a call of rewritten code would be (``STATE.call_ex``): under
+an enclosing derivative (a Hessian forward over reverse) they run under that derivative's
+context, which differentiates them; with none running, they are plain calls. Cotangents are
+added by such a call of ``operator.add`` too: a pullback may return a plain buffer whose
+derivative the enclosing context keeps beside it, which only the context sees.
+"""
+
+from __future__ import annotations
+
+from heapq import heappop, heappush
+from operator import add
+from typing import Any
+
+from context.resolve import declare_engine_code
+from context.state import STATE
+
+from ..rules.pullbacks import run_pull
+
+declare_engine_code(__file__)
+
+_NO_KWARGS: dict = {}
+
+
+def backward(top: Any, seed: Any, wanted: list) -> list:
+    """The cotangents that reach the nodes ``wanted`` when ``top`` gets ``seed`` (None where none does).
+
+    Nodes are taken in decreasing serial order (a heap of the nodes reached so far): a node's users
+    were all made after it, so its cotangent is complete when its turn comes. No recursion."""
+    call = STATE.call_ex
+    cotangents = {top.serial: seed}
+    keep = {node.serial for node in wanted}
+    heap = [(-top.serial, top)]
+    while heap:
+        _, node = heappop(heap)
+        s = node.serial
+        u = cotangents[s] if s in keep else cotangents.pop(s)
+        for parent, pull in node.parents:
+            g = run_pull(call, pull, u)
+            k = parent.serial
+            previous = cotangents.get(k)
+            if previous is None:
+                cotangents[k] = g
+                heappush(heap, (-k, parent))
+            else:  # (an enclosing derivative may keep a cotangent's derivative beside a plain buffer:
+                # the sum is a call of the context too, which sees it)
+                cotangents[k] = call(add, (previous, g), _NO_KWARGS)
+    return [cotangents.get(node.serial) for node in wanted]

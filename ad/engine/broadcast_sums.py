@@ -1,0 +1,50 @@
+"""Summing a cotangent back over broadcast axes: ``unbroadcast`` (used by every reverse-mode rule).
+
+Engine code: it runs natively even under an enclosing derivative (a Hessian forward over
+reverse), where its cotangents are values being differentiated: it is called once per
+argument of every operation on the way back, and most calls only compare shapes. The sums
+it makes are calls of the running context (``STATE.call_ex``), as rewritten code's would
+be, so that the enclosing derivative sees them (a cotangent may be a plain buffer whose
+derivative the context keeps beside it); with no context running they are plain calls.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from context.resolve import declare_engine_code
+from context.state import STATE
+from context.tagging.values import primal
+
+declare_engine_code(__file__)
+
+
+def unbroadcast(u: Any, x: Any) -> Any:
+    """Cotangent ``u`` of a broadcast result, summed to the shape of argument ``x``."""
+    if type(x) is float and type(u) is float:  # Python numbers: nothing to sum
+        return u
+    shape = np.shape(primal(x))
+    if np.shape(primal(u)) == shape:
+        return u
+    call = STATE.call_ex
+    if not shape:
+        total = call(np.sum, (u,), _NO_KWARGS)
+        return total if isinstance(primal(x), np.ndarray) else number(total)
+    extra = np.ndim(primal(u)) - len(shape)
+    if extra:
+        u = call(np.sum, (u,), {"axis": tuple(range(extra))})
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and np.shape(primal(u))[i] != 1)
+    if axes:
+        u = call(np.sum, (u,), {"axis": axes, "keepdims": True})
+    return u
+
+
+_NO_KWARGS: dict = {}
+
+
+def number(v: Any) -> Any:
+    """A 0-d result as a Python float (a plain number's cotangent), tagged ones left as they are."""
+    p = primal(v)
+    return float(v) if p is v else v
