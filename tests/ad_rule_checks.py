@@ -23,6 +23,21 @@ def fd_jacobian(f, x, h=1e-6):
     return np.stack(cols, axis=-1).reshape(np.shape(f(x)) + x.shape)
 
 
+def fd_pattern(f, x, tol=1e-7):
+    """Where central differences see a nonzero derivative: a boolean Jacobian, output elements by inputs."""
+    J = fd_jacobian(lambda y: np.ravel(f(y)), x)
+    return np.abs(J.reshape(J.shape[0], -1)) > tol
+
+
+def check_pattern(f, x, exact):
+    """``ad.jacobian_sparsity(f, x)`` holds every derivative central differences see (and no more, if ``exact``)."""
+    P = ad.jacobian_sparsity(f, x).toarray()
+    J = fd_pattern(f, x).reshape(P.shape)
+    assert P[J].all(), "a nonzero derivative is missing from the pattern"
+    if exact:
+        assert np.array_equal(P, J)
+
+
 def check_jacobian(f, x, rtol=1e-5, atol=1e-6):
     np.testing.assert_allclose(ad.jacobian(f, x), fd_jacobian(f, x), rtol=rtol, atol=atol)
 

@@ -25,16 +25,7 @@ from .scipy_linalg_common import _perm_matrix
 from .vjps_decompositions import _s_cotangent, _u_cotangent, _vh_cotangent, qr_cotangent
 from .vjps_linalg import mT, pinv_adjoint, right_solve, triangle_adjoint, tuple_rule
 from .vjps_numeric import defvjp_named
-
-
-def _shape(x):
-    return np.shape(primal(x))
-
-
-def _opts(names, args, kwargs):
-    opts = dict(zip(names, args))
-    opts.update(kwargs)
-    return opts
+from .vjps_scipy_linalg import _opts, _shape
 
 
 # ------------------------------------------------------------------ svd, svdvals

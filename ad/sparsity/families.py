@@ -91,10 +91,11 @@ def _stacked(ctx, seq):
         raise RaggedSequenceError("NumPy cannot make one array of it (%s)" % exc) from None
     if values.dtype.kind not in "biufc":
         raise RaggedSequenceError("NumPy makes an array of dtype %s of it" % values.dtype)
-    kinds = set()
-    _leaf_kinds(t, seq, kinds)
-    if UNDECIDED in kinds and not ctx.local:
-        if True in kinds:
+    leaves = []
+    _tree_deps(t, seq, leaves)
+    undecided = any(d is UNDECIDED for d in leaves)
+    if undecided and not ctx.local:
+        if any(d is not UNDECIDED and d.shape[0] for d in leaves):
             raise RaggedSequenceError("it mixes values computed by a comparison or a rounding of the input "
                                       "with values that depend on it")
         return values, UNDECIDED
@@ -103,19 +104,6 @@ def _stacked(ctx, seq):
     flat = deps.same_slots(table)
     source = np.concatenate([deps.flat(d) for d in flat], axis=1)
     return values, deps.take(source, ids.astype(np.int64) - 1)
-
-
-def _leaf_kinds(t, x, kinds):
-    x = live(x)
-    if type(x) in (list, tuple):
-        for e in x:
-            _leaf_kinds(t, e, kinds)
-        return
-    d = deps_of(x, t)
-    if d is UNDECIDED:
-        kinds.add(UNDECIDED)
-    elif d is not None and d.shape[0]:
-        kinds.add(True)
 
 
 def _call(ctx, fn, primals, kwargs):
