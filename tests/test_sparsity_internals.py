@@ -205,3 +205,25 @@ def test_a_write_does_not_change_unions_that_read_the_buffer_before():
     _pattern_is_exact(write_through_a_view, x)
     assert ad.jacobian_sparsity(write_through_a_view, x).toarray().astype(int).tolist() == \
         [[1, 0, 0, 1], [0, 1, 1, 0], [0, 1, 1, 0], [1, 0, 0, 1]]
+
+
+def test_subscripts_short_path_defers_to_a_replaced_rule():
+    seen = []
+
+    def counting(ctx, fn, args, kwargs):
+        seen.append(args[1])
+        return families.getitem(ctx, fn, args, kwargs)
+
+    counting.pairs_done = True
+    f = lambda x: x[1:] * x[0]  # noqa: E731  (a slice and an element read)
+    want = ad.jacobian_sparsity(f, np.ones(4)).toarray()
+    defsparsity(operator.getitem, counting)
+    try:
+        P = ad.jacobian_sparsity(f, np.ones(4))
+    finally:
+        defsparsity(operator.getitem, families.getitem)
+    assert slice(1, None) in seen and 0 in seen  # the replaced rule saw both subscripts
+    assert np.array_equal(P.toarray(), want)
+    seen.clear()
+    ad.jacobian_sparsity(f, np.ones(4))
+    assert not seen

@@ -147,10 +147,12 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
 
         def call(self, f, args, kwargs, run=None, /):
             owner = getattr(f, "__self__", None)
-            if views_free and type(owner) is ndarray and getattr(f, "__name__", None) in _VIEW_METHODS:
+            if (views_free and type(owner) is ndarray and getattr(f, "__name__", None) in _VIEW_METHODS
+                    and not _holds_tagged(args)):
                 view = (run or f)(*args, **kwargs)
-                if type(view) is ndarray and view.base is not None and root_of(view) is root_of(owner):
-                    return view
+                if (type(view) is ndarray and view.base is not None and root_of(view) is root_of(owner)) or \
+                        not has_shadow(owner):
+                    return view  # a view (found from its memory), or a copy of a buffer that stands for nothing
             if type(owner) is ndarray and has_shadow(owner):
                 name = getattr(f, "__name__", None)
                 method = getattr(DualArray, name, None) if isinstance(name, str) else None

@@ -44,37 +44,44 @@ class _FromJvp:
         self.primals, self.ans = _detached(self.primals, root), _detached([self.ans], root)[0]
 
     def __call__(self, u):
+        return self.applied(_direct, u)
+
+    def applied(self, call, u):
+        """``self(u)``, with the forward rule and what computes on its term called through ``call``
+        (the backward pass passes the running context's entry for calls: see ``engine/backward.py``)."""
         primals = self.primals
         if self.mask is not None:  # where= of a ufunc: the elements left out were computed too; their terms are dropped
             with np.errstate(all="ignore"):
-                term = np.where(self.mask, self.jvp(u, self.ans, *primals, **self.kwargs), 0.0)
+                term = call(self.jvp, (u, self.ans, *primals), self.kwargs)
+                term = call(np.where, (self.mask, term, 0.0), _NO_KWARGS)
             return unbroadcast(term, primals[self.i])
         try:
-            term = self.jvp(u, self.ans, *primals, **self.kwargs)
+            term = call(self.jvp, (u, self.ans, *primals), self.kwargs)
         except (ZeroDivisionError, ValueError, OverflowError):  # Python numbers at a singular point
-            with np.errstate(all="ignore"):
-                term = float(self.jvp(np.float64(u), np.float64(self.ans), *map(_ieee, primals), **self.kwargs))
+            term = call(_singular, (self.jvp, u, self.ans, primals, self.kwargs), _NO_KWARGS)
         return unbroadcast(term, primals[self.i])
 
 
 _NO_KWARGS: dict = {}
 
 
+def _direct(f, args, kwargs):
+    return f(*args, **kwargs)
+
+
+def _singular(jvp, u, ans, primals, kwargs):
+    """A forward rule's term for numbers whose Python arithmetic raised: the rule in IEEE arithmetic."""
+    with np.errstate(all="ignore"):
+        return float(jvp(np.float64(u), np.float64(ans), *map(_ieee, primals), **kwargs))
+
+
 def run_pull(call, pull, u):
-    """``pull(u)`` for the backward pass, which runs natively (``engine/backward.py``): the rule a
-    pullback applies (a ``defjvp`` or ``defvjp`` function) is called through ``call``, the running
-    context's entry for calls, as rewritten code calls it, so an enclosing derivative sees it;
-    what is around it runs natively. Other pullbacks are called through ``call`` whole."""
-    kind = type(pull)
-    if kind is _FromVjp:
-        return call(pull.vjp, (u, pull.ans, *pull.primals), pull.kwargs)
-    if kind is _FromJvp and pull.mask is None:
-        primals = pull.primals
-        try:
-            term = call(pull.jvp, (u, pull.ans, *primals), pull.kwargs)
-        except (ZeroDivisionError, ValueError, OverflowError):  # (numbers at a singular point: see __call__)
-            return call(pull, (u,), _NO_KWARGS)
-        return unbroadcast(term, primals[pull.i])
+    """``pull(u)`` for the backward pass, which runs natively (``engine/backward.py``): a pullback
+    of these rule tables applies its rule through ``call`` (``applied``); any other is called
+    through ``call`` whole."""
+    applied = getattr(pull, "applied", None)
+    if applied is not None:
+        return applied(call, u)
     return call(pull, (u,), _NO_KWARGS)
 
 
@@ -105,6 +112,10 @@ class _FromVjp:
 
     def __call__(self, u):
         return self.vjp(u, self.ans, *self.primals, **self.kwargs)
+
+    def applied(self, call, u):
+        """``self(u)``, the rule called through ``call`` (see ``_FromJvp.applied``)."""
+        return call(self.vjp, (u, self.ans, *self.primals), self.kwargs)
 
 
 def from_vjp(vjp):

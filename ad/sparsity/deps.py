@@ -108,8 +108,6 @@ def lazy_union(parts: list[Any], shape: tuple[int, ...]) -> Any:
 
 def lined(D: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """``D`` broadcast to values of ``shape`` (trailing axes line up, as NumPy broadcasts)."""
-    if type(D) is Parts:
-        return D if D.shape == tuple(shape) else Parts(D.parts, shape)
     s = D.shape[1:]
     if s == tuple(shape):
         return D

@@ -67,26 +67,25 @@ def _getitem(generic, ctx_class, undecided, result):
     def getitem(obj, key):
         """``obj[key]``: a basic slice of an array is a view, whose dependencies the store finds by its
         address (nothing to do); an element of a vector is a number with that element's slots."""
-        if type(obj) is ndarray:
-            kind = type(key)
-            if kind is slice:
-                return obj[key]
-            if kind is int and obj.ndim == 1:
-                t, D = store.lookup(obj)
-                if t is None:
-                    return obj[key]
-                ctx = t.context
-                if D is undecided or type(ctx) is not ctx_class:
-                    return generic(obj, key)
-                version = _registrations[0]
-                stock = known.get(version)
-                if stock is None:
-                    known.clear()
-                    stock = known[version] = bool(_stock(operator.getitem, ctx_class, "element_read"))
-                if not stock:
-                    return generic(obj, key)
-                return result(ctx, obj[key], D[:, key])
-        return generic(obj, key)
+        kind = type(key)
+        if type(obj) is not ndarray or not (kind is slice or (kind is int and obj.ndim == 1)):
+            return generic(obj, key)
+        version = _registrations[0]
+        stock = known.get(version)
+        if stock is None:
+            known.clear()
+            stock = known[version] = bool(_stock(operator.getitem, ctx_class, "element_read"))
+        if not stock:  # (a subscript rule replaced with defsparsity: it decides)
+            return generic(obj, key)
+        if kind is slice:
+            return obj[key]
+        t, D = store.lookup(obj)
+        if t is None:
+            return obj[key]
+        ctx = t.context
+        if D is undecided or type(ctx) is not ctx_class:
+            return generic(obj, key)
+        return result(ctx, obj[key], D[:, key])
 
     return getitem
 

@@ -31,12 +31,10 @@ def _entries(a):
     entries = _stores.get(id(root_of(a)))
     if not entries:
         return None
-    for t in entries:
-        if t.finished:
-            for t in [t for t in entries if t.finished]:
-                del entries[t]
-            return entries or None
-    return entries
+    if any(t.finished for t in entries):
+        for t in [t for t in entries if t.finished]:
+            del entries[t]
+    return entries or None
 
 
 def has_deps(a: np.ndarray) -> bool:
@@ -109,9 +107,15 @@ def _settled(entries, t, root):
     return slots
 
 
-def _lazy(slots, root, a, entries):
-    """A buffer's ``deps.Parts`` as they are, for ``a`` the buffer itself; else None."""
-    return slots if a is root and entries.c_contiguous and slots.shape == a.shape else None
+def _seen_as(entries, t, root, a, lazy):
+    """``a``'s dependencies from its buffer's entry for ``t`` (not None, not ``UNDECIDED``): a view of
+    the slots; with ``lazy``, the buffer itself may get its ``deps.Parts`` as they are."""
+    slots = entries[t]
+    if type(slots) is deps.Parts:
+        if lazy and a is root and entries.c_contiguous and slots.shape == a.shape:
+            return slots
+        slots = _settled(entries, t, root)
+    return _view(slots, root, a, entries)
 
 
 def get(a: np.ndarray, t, lazy: bool = False) -> Any:
@@ -122,11 +126,7 @@ def get(a: np.ndarray, t, lazy: bool = False) -> Any:
     slots = entries.get(t) if entries else None
     if slots is None or slots is UNDECIDED:
         return slots
-    if type(slots) is deps.Parts:
-        if lazy and _lazy(slots, root, a, entries) is not None:
-            return slots
-        slots = _settled(entries, t, root)
-    return _view(slots, root, a, entries)
+    return _seen_as(entries, t, root, a, lazy)
 
 
 def lookup(a: np.ndarray, lazy: bool = False) -> tuple:
@@ -137,8 +137,7 @@ def lookup(a: np.ndarray, lazy: bool = False) -> tuple:
     if not entries:
         return None, None
     if len(entries) == 1:
-        for t in entries:
-            pass
+        t = next(iter(entries))
         if t.finished:
             del entries[t]
             return None, None
@@ -146,14 +145,9 @@ def lookup(a: np.ndarray, lazy: bool = False) -> tuple:
         t = tag_of(a)
         if t is None:
             return None, None
-    slots = entries[t]
-    if slots is UNDECIDED:
-        return t, slots
-    if type(slots) is deps.Parts:
-        if lazy and _lazy(slots, root, a, entries) is not None:
-            return t, slots
-        slots = _settled(entries, t, root)
-    return t, _view(slots, root, a, entries)
+    if entries[t] is UNDECIDED:
+        return t, UNDECIDED
+    return t, _seen_as(entries, t, root, a, lazy)
 
 
 def put(a: np.ndarray, t, D) -> None:
