@@ -63,7 +63,7 @@ class Activation:
         self.config, overridden, self.fcache = _class_plan(cls)
         if parent is None:
             new_epoch()  # code that ran outside any context may have changed functions
-        self.fvalues = self.fcache.values  # the copies checked in this epoch
+        self.fvalues = self.fcache.values  # the copies checked in this epoch (one dict, emptied by new epochs)
         self.guard = getattr(cls, "native_guard", None)
         register_numpy_callbacks()
         build_entries(self, overridden)

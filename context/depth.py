@@ -81,7 +81,7 @@ def _apply(new_user=None):
                     _limits[:] = [user, current]
             return
         wanted = user
-        for factor, extra in _users.values():
+        for factor, extra in tuple(_users.values()):  # one step: other threads add and remove entries
             if user * factor + extra > wanted:
                 wanted = user * factor + extra
         if _CAP is not None:

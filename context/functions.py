@@ -7,7 +7,7 @@ and what it was made from (``made``), and a dict ``values`` of the copies checke
 the current epoch, which is what the call path reads: a hit costs no check at all.
 
 * A new epoch starts whenever an outermost context starts, since code that ran
-  outside any context may have changed any function: ``values`` starts empty, and the
+  outside any context may have changed any function: ``values`` is emptied, and the
   first call of a function in the epoch checks its ``__code__``, ``__defaults__``,
   ``__kwdefaults__`` and names against what its copy was made from (``copy_of``).
 * Inside a run, rewritten code that assigns or deletes one of those attributes
@@ -16,9 +16,11 @@ the current epoch, which is what the call path reads: a hit costs no check at al
   that replaces its own ``__code__`` during its first call runs its new code, as it
   does natively.
 
-An activation reads the ``values`` dict that was current when it started; checked
-copies go into that dict too, so a long run on one thread keeps hitting while other
-threads start new epochs.
+There is one ``values`` dict per cache, emptied in place by a new epoch (a run on
+another thread then checks each function once more). It is never replaced: a dead
+function's id is soon reused by a new function (each comprehension or lambda made is
+one), and a dict that ``forget`` no longer reached would hand the new function the
+dead one's copy.
 
 Lifetimes: an entry goes when its function dies. A copy shares the function's globals
 and closure, which may lead back to the function itself (a recursive inner function, a
@@ -46,7 +48,7 @@ _tools = []  # sys.monitoring tool ids in use, as of the epoch's start
 def new_epoch():
     """Start a new epoch: every copy is checked again at its function's next call."""
     for cache in list(CACHES):
-        cache.values = {}
+        cache.values.clear()
     if _MONITORING is not None:
         _tools[:] = [t for t in range(6) if _MONITORING.get_tool(t) is not None]
 
@@ -87,17 +89,14 @@ class FunctionCache:
     def __init__(self, config):
         self.config = config
         self.codes = code_cache(config)  # keeps the rewritten code for config alive with this cache
-        self.values = {}  # id(fn) -> copy, checked in this epoch
+        self.values = {}  # id(fn) -> copy, checked in this epoch (emptied in place, never replaced)
         self.made = {}  # id(fn) -> (copy, code, defaults, kwdefaults, qualname, name)
         self._refs = {}
         self._cyclic = set()  # ids of functions whose copy may keep them alive
         CACHES.add(self)
 
-    def copy_of(self, fn, into=None):
-        """The current rewritten copy of ``fn`` (checked, made or remade as needed).
-
-        ``into``: the ``values`` dict the caller reads, if it is not the current one.
-        """
+    def copy_of(self, fn):
+        """The current rewritten copy of ``fn`` (checked, made or remade as needed)."""
         key = id(fn)
         made = self.made.get(key)
         if _tools and watched_by_a_tool(fn.__code__):
@@ -111,8 +110,6 @@ class FunctionCache:
             rf = make_copy(fn, rewrite_code(code, self.config))
             self._remember(fn, (rf, code, fn.__defaults__, fn.__kwdefaults__, fn.__qualname__, fn.__name__))
         self.values[key] = rf
-        if into is not None:
-            into[key] = rf
         return rf
 
     def _remember(self, fn, made):

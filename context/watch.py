@@ -12,11 +12,7 @@ CACHES = weakref.WeakSet()  # every context.functions.FunctionCache
 
 
 def function_changed(obj):
-    """``obj`` had a watched attribute assigned or deleted: its copies are remade at its next call.
-
-    Dicts of earlier epochs that running activations still read are left as they are:
-    those activations started before the change, in another thread's run.
-    """
+    """``obj`` had a watched attribute assigned or deleted: its copies are remade at its next call."""
     if type(obj) is FunctionType:
         key = id(obj)
         for cache in list(CACHES):

@@ -24,7 +24,7 @@ _EMPTY = {}
 
 def rewritten_function(act, fn):
     """``fn`` with its code rewritten for ``act``'s configuration (cached while ``fn`` lives and is unchanged)."""
-    return act.fcache.copy_of(fn, act.fvalues)
+    return act.fcache.copy_of(fn)
 
 
 def build_running(act, overridden):
