@@ -63,7 +63,8 @@ _NATIVE_STATE = dict(zip(_NAMES, _NATIVE), act=None)
 
 def state_of(act):
     """What ``STATE`` holds while ``act`` is current (set in one step by ``switch_to``)."""
-    return dict(((name, getattr(act, name)) for name in _NAMES), act=act)
+    return {"call": act.call, "call_ex": act.call_ex, "callee": act.callee, "enter": act.enter,
+            "enter_kw": act.enter_kw, "enter_ex": act.enter_ex, "run": act.run, "act": act}
 
 
 def switch_to(act):

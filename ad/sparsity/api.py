@@ -37,13 +37,12 @@ def _matrix(D, m, n):
     if not K or not m:
         return sp.csr_matrix((m, n), dtype=bool)
     index = np.int32 if max(m * K, n) < 2**31 else np.int64
-    rows = np.stack(deps.sorted_rows(slots), axis=1)  # (m, K), row-major: the transposition, in the slots' small dtype
-    present = rows > 0
-    columns = rows.astype(index)
-    columns -= 1
-    np.maximum(columns, 0, out=columns)  # an empty slot's column: any valid one, its entry is False
+    # (m, K), row-major: the transposition, widened to the index type in the same pass
+    columns = np.stack(deps.sorted_rows(slots), axis=1, dtype=index).ravel()
+    columns -= 1  # an empty slot: column -1, whose entry is False and dropped below
+    present = columns >= 0
     indptr = np.arange(0, m * K + 1, K, dtype=index)
-    pattern = sp.csr_matrix((present.ravel(), columns.ravel(), indptr), shape=(m, n))
+    pattern = sp.csr_matrix((present, columns, indptr), shape=(m, n))
     if not present.all():
         pattern.eliminate_zeros()
     pattern.has_sorted_indices = True  # and no duplicates: canonical, as sum_duplicates would leave it

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import math
+
 import numpy as np
 
 EMPTY = np.uint8  # the dtype of slot arrays holding no input (no slots, padding): any other dtype absorbs it
@@ -39,8 +41,10 @@ def none(shape: tuple[int, ...]) -> np.ndarray:
 
 def identity(shape: tuple[int, ...], start: int = 0) -> np.ndarray:
     """Element ``i`` (row-major) depends on input ``start + i`` alone."""
-    n = int(np.prod(shape, dtype=np.int64))
-    return np.arange(start + 1, start + n + 1, dtype=dtype_for(start + n)).reshape((1,) + tuple(shape))
+    n = math.prod(shape)
+    out = np.arange(start + 1, start + n + 1, dtype=dtype_for(start + n))
+    out.shape = (1,) + tuple(shape)  # (in place: the array keeps its memory, which the store adopts)
+    return out
 
 
 class Parts:
@@ -131,19 +135,30 @@ def union(parts: list[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
 
 def _distinct(parts: list[np.ndarray]) -> list[np.ndarray]:
     """``parts`` without repeats: the same slots seen through two views (``x * x``, ``u[1:-1]``
-    used twice) are one part."""
+    used twice) are one part. (Views of one buffer alike in shape and strides are told apart
+    by their addresses, each read once: reading one costs more than the rest of the test.)"""
     if len(parts) < 2:
         return parts
     out = []
+    addresses: dict[int, int] = {}
     for p in parts:
         owner = p if p.base is None else p.base  # (NumPy points a view's base at the array owning the memory)
         for q in out:
-            if q is p or ((q.base is owner or q is owner) and q.shape == p.shape and q.strides == p.strides
-                          and _address(q) == _address(p)):
+            if q is p:
+                break
+            if (q.base is owner or q is owner) and q.shape == p.shape and q.strides == p.strides \
+                    and _address_of(q, addresses) == _address_of(p, addresses):
                 break
         else:
             out.append(p)
     return out
+
+
+def _address_of(a: np.ndarray, known: dict[int, int]) -> int:
+    address = known.get(id(a))
+    if address is None:
+        address = known[id(a)] = _address(a)
+    return address
 
 
 def _address(a):
@@ -291,12 +306,12 @@ def same_slots(parts: list[np.ndarray]) -> list[np.ndarray]:
 
 def flat(D: np.ndarray) -> np.ndarray:
     """``D`` as ``(K, size)``: slots by element, raveled."""
-    return D.reshape(D.shape[0], int(np.prod(D.shape[1:], dtype=np.int64)))
+    return D.reshape(D.shape[0], math.prod(D.shape[1:]))
 
 
 def pairs(D: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(rows, cols)``: element ``rows[k]`` (flat) depends on input ``cols[k]``, duplicates included."""
     K = D.shape[0]
-    flat = D.reshape(K, int(np.prod(D.shape[1:], dtype=np.int64)))
+    flat = D.reshape(K, math.prod(D.shape[1:]))
     k, row = np.nonzero(flat)
     return row, flat[k, row] - 1

@@ -65,10 +65,11 @@ class _Entries(dict):
     """A buffer's entries ``{tag: slots}``, with the buffer's address (views find their offset from
     it) and layout (read once: a buffer's memory never moves or changes layout)."""
 
-    __slots__ = ("address", "c_contiguous", "contiguous")
+    __slots__ = ("address", "c_contiguous", "contiguous", "whole")
 
     def __init__(self, root):
         self.address = None  # read when a view first needs it: most buffers are never seen through one
+        self.whole = None  # (slots, their view shaped as the buffer): one object each time, which unions recognise
         flags = root.flags
         self.c_contiguous = flags.c_contiguous
         self.contiguous = flags.c_contiguous or flags.f_contiguous
@@ -78,7 +79,12 @@ def _view(slots, root, a, entries):
     """The part of ``slots`` (``(K, root.size)``) that mirrors view ``a`` of ``root``."""
     if a is root:
         if entries.c_contiguous:  # the buffer itself: no address arithmetic
-            return slots.reshape((slots.shape[0],) + a.shape)
+            whole = entries.whole
+            if whole is not None and whole[0] is slots:
+                return whole[1]
+            view = slots.reshape((slots.shape[0],) + a.shape)
+            entries.whole = (slots, view)
+            return view
         offset = 0
     else:
         start = entries.address
