@@ -998,3 +998,20 @@ def test_keyword_arguments_named_like_the_engines_own_parameters_pass_through():
     for ctx in [context.Context(), Hooked(), context.PrintCtx(lambda line: None), context.TraceCtx(),
                 context.CountCtx()]:
         assert context.overdub(ctx, h) == want
+
+
+def test_the_short_verdict_for_bound_natives_agrees_with_native_kind():
+    import re
+    import sys
+
+    from context.entries.kinds import BOUND_NATIVE_TYPES, PLAIN, native_kind, plain_bound_native
+
+    xs = [3, 1, 2]
+    bound = [xs.append, xs.sort, "".join, re.compile("a").sub, re.compile("a").match, (1).__add__, {}.setdefault,
+             "abc".__eq__]
+    for f in bound:
+        assert type(f) in BOUND_NATIVE_TYPES
+        assert plain_bound_native(f, id(f)) == (native_kind(f) is PLAIN), f
+    assert not plain_bound_native(xs.sort, id(xs.sort)) and plain_bound_native(xs.append, id(xs.append))
+    # functions of modules are left to native_kind, which remembers them
+    assert not plain_bound_native(sys.getrecursionlimit, id(sys.getrecursionlimit))

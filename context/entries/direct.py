@@ -17,15 +17,16 @@ Each call adds one Python frame to the stack, as natively (``frames_per_call`` i
 """
 
 from functools import partial
-from types import MethodType
+from types import MethodType, ModuleType
 
 from .. import primitives
-from ..callbacks import wrap_callbacks
+from ..callbacks import CALLBACK_ARGUMENTS, CALLBACK_METHOD_ARGUMENTS, METHOD_OWNER_TYPES, wrap_callbacks
 from ..native import SPECIAL_NATIVES
 from ..resolve import NATIVE_CALLABLE_TYPES, class_verdict, instantiate, is_engine_callable, resolve
 from .observing import _call_through
 from ..callbacks import LASTING_PLAIN_NATIVES
-from .kinds import CLASS, FRAME, PLAIN, SPECIAL, LASTING_KINDS, native_kind, remember_plain
+from .kinds import (BOUND_NATIVE_TYPES, CLASS, FRAME, LASTING_KINDS, PLAIN, SPECIAL, native_kind, plain_bound_native,
+                    remember_plain)
 from .running import rewritten_function
 
 _EMPTY = {}
@@ -105,7 +106,12 @@ def build_direct(act, pre):
             g, prepared, kwargs = run_primitive_or(f, args, _EMPTY)
             return MethodType(_call_prepared, (g, prepared, kwargs))
         key = id(f)
-        g = fget(key) or lasting(key) or known(f)
+        g = fget(key) or lasting(key)
+        if g is not None:
+            return g
+        if type(f) in BOUND_NATIVE_TYPES and guard is None and plain_bound_native(f, key):
+            return f
+        g = known(f)
         if g is not None:
             return g
         g, prepared, kwargs = prepare(f, args, _EMPTY)
@@ -138,7 +144,16 @@ def build_direct(act, pre):
         if has_primitives and primitive_for(f):
             return MethodType(_prepare_then_call, (run_primitive_or, f))
         key = id(f)
-        g = fget(key) or lasting(key) or known(f)
+        g = fget(key) or lasting(key)
+        if g is not None:
+            return g
+        if type(f) in BOUND_NATIVE_TYPES and guard is None:  # (kinds.plain_bound_native, in line)
+            owner = type(f.__self__)
+            if owner is not ModuleType and (owner not in METHOD_OWNER_TYPES or (owner, f.__name__) not in
+                                            CALLBACK_METHOD_ARGUMENTS) \
+                    and key not in SPECIAL_NATIVES and key not in CALLBACK_ARGUMENTS:
+                return f
+        g = known(f)
         if g is not None:
             return g
         target = resolve(f, (), _EMPTY)
