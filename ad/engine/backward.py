@@ -5,7 +5,10 @@ it calls are rule code, called as a call of rewritten code would be (``STATE.cal
 an enclosing derivative (a Hessian forward over reverse) they run under that derivative's
 context, which differentiates them; with none running, they are plain calls. Cotangents are
 added by such a call of ``operator.add`` too: a pullback may return a plain buffer whose
-derivative the enclosing context keeps beside it, which only the context sees.
+derivative the enclosing context keeps beside it, which only the context sees. With no
+enclosing derivative, a node's third and later cotangents are added in place into the sum
+made for its second (the pass's own array, which nothing else holds yet), as autograd
+does: one new buffer per node instead of one per contribution.
 """
 
 from __future__ import annotations
@@ -14,8 +17,10 @@ from heapq import heappop, heappush
 from operator import add
 from typing import Any
 
+import numpy as np
+
 from context.resolve import declare_engine_code
-from context.state import STATE
+from context.state import STATE, native_call_ex
 
 from ..rules.pullbacks import run_pull
 
@@ -30,7 +35,9 @@ def backward(top: Any, seed: Any, wanted: list) -> list:
     Nodes are taken in decreasing serial order (a heap of the nodes reached so far): a node's users
     were all made after it, so its cotangent is complete when its turn comes. No recursion."""
     call = STATE.call_ex
+    plain = call is native_call_ex  # no enclosing derivative: sums may be made in place
     cotangents = {top.serial: seed}
+    sums = set()  # nodes whose cotangent is a sum this pass made (an array only it holds)
     keep = {node.serial for node in wanted}
     heap = [(-top.serial, top)]
     while heap:
@@ -44,7 +51,14 @@ def backward(top: Any, seed: Any, wanted: list) -> list:
             if previous is None:
                 cotangents[k] = g
                 heappush(heap, (-k, parent))
-            else:  # (an enclosing derivative may keep a cotangent's derivative beside a plain buffer:
-                # the sum is a call of the context too, which sees it)
+            elif not plain:  # (an enclosing derivative may keep a cotangent's derivative beside a plain
+                # buffer: the sum is a call of the context too, which sees it)
                 cotangents[k] = call(add, (previous, g), _NO_KWARGS)
+            elif k in sums and type(g) is np.ndarray and g.shape == previous.shape and g.dtype == previous.dtype:
+                np.add(previous, g, out=previous)
+            else:
+                total = previous + g
+                cotangents[k] = total
+                if type(total) is np.ndarray and total.ndim:
+                    sums.add(k)
     return [cotangents.get(node.serial) for node in wanted]

@@ -133,6 +133,13 @@ def _into_out(primitive, fn, ctx, args, kwargs):
 _MASKED = object()  # marks the call _into_out makes of a ufunc given where=: its rule drops the elements left out
 
 
+def _kept(pulls, arrays):
+    """The arrays among ``arrays`` (an operation's) that some of ``pulls`` keeps, when one of them
+    dropped large arrays its rule does not read (see ``rules.pullbacks.kept``): writes into the
+    kept ones are watched."""
+    return [a for a in arrays if any(pull.ans is a or any(q is a for q in pull.primals) for pull in pulls)]
+
+
 def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
     """A primitive recording ``fn``: ``makers[i](ans, primals, kwargs, i)`` gives argument ``i``'s pullback
     (the last maker serves the arguments after it), or is ``ZERO`` or ``NOT_DIFFERENTIABLE``."""
@@ -170,9 +177,8 @@ def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
         if not found or ((type(ans) is ndarray or is_array(ans)) and ans.dtype.kind in "biu"):
             return ans  # integer and boolean results carry no derivative (as astype(int) in forward mode)
         parents = []
-        saves = [a for a in primals if type(a) is ndarray]
-        if type(ans) is ndarray:
-            saves.append(ans)
+        pulls = []
+        trimmed = False
         for i, node in enumerate(nodes):
             if node is None:
                 continue
@@ -180,6 +186,8 @@ def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
             if make is ZERO:
                 continue
             pull = make(ans, primals, kwargs, i)
+            pulls.append(pull)
+            trimmed = trimmed or getattr(pull, "trimmed", False)
             if mask is not None:
                 if not hasattr(pull, "mask"):
                     raise NoRuleError("%s with where= has no reverse-mode rule; compute it everywhere and use "
@@ -188,8 +196,13 @@ def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
             parents.append((node, pull))
         if not parents:
             return ans
+        saves = [a for a in primals if type(a) is ndarray]
+        if type(ans) is ndarray:
+            saves.append(ans)
+        if trimmed:
+            saves = _kept(pulls, saves)
         if saves:
-            reverse_writes.save_all(ctx, [pull for _, pull in parents], saves)
+            reverse_writes.save_all(ctx, pulls, saves)
         return make_traced(ans, t, Node(tuple(parents)))
 
     primitive.__qualname__ = primitive.__name__ = "vjp rule of %s" % qualified_name(fn)

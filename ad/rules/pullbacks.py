@@ -10,6 +10,9 @@ Rule code: the backward pass calls these under the context that encloses the der
 so that a derivative of a gradient (forward over reverse) differentiates them.
 """
 
+import dis
+from types import FunctionType
+
 import numpy as np
 
 from context.tagging.values import primal
@@ -33,10 +36,11 @@ def _detached(values, root):
 class _FromJvp:
     """The pullback of argument ``i`` of an elementwise function, from its forward rule."""
 
-    __slots__ = ("jvp", "ans", "primals", "kwargs", "i", "mask")
+    __slots__ = ("jvp", "ans", "primals", "kwargs", "i", "mask", "trimmed")
 
     def __init__(self, jvp, ans, primals, kwargs, i):
         self.jvp, self.ans, self.primals, self.kwargs, self.i = jvp, ans, primals, kwargs, i
+        self.trimmed = False  # whether arrays its rule does not read were dropped (see ``kept``)
         self.mask = None  # where= of a ufunc: the elements computed (the others send nothing back)
 
     def detach(self, root):
@@ -90,21 +94,86 @@ def _ieee(v):
 
 
 def from_jvp(jvp):
-    """The maker of pullbacks for one argument of an elementwise ``defjvp`` rule."""
+    """The maker of pullbacks for one argument of an elementwise ``defjvp`` rule.
+
+    A pullback keeps only the arrays its rule reads (``kept``): ``jvp(g, ans, x)`` for ``exp``
+    reads ``ans`` and not ``x``, for ``x * y`` the other factor and not ``ans``. Argument ``i``'s
+    shape is needed in any case (``unbroadcast``)."""
+    reads = _parameters_read(jvp)
 
     def make(ans, primals, kwargs, i):
-        return _FromJvp(jvp, ans, primals, kwargs, i)
+        pull = _FromJvp(jvp, ans, primals, kwargs, i)
+        if reads is not None and _large(ans):  # (the result is the largest array of an elementwise function)
+            pull.ans, pull.primals, pull.trimmed = kept(reads, (), (i,), ans, primals)
+        return pull
 
     return make
+
+
+TRIM_FROM = 4096  # elements: smaller arrays are kept whatever a rule reads (trimming would cost more)
+_ZEROS = bytes(32)  # what stand-ins read: one zero of any float or complex type
+
+
+def kept(reads, shape_only, shapes, ans, primals):
+    """``(ans, primals, trimmed)`` as a pullback keeps them. ``reads`` (from ``_parameters_read``)
+    says which of ``ans`` and the primals the rule reads; ``shape_only``: primals it reads for
+    their shape only; ``shapes``: primals whose shape is needed whatever the rule reads. A float or
+    complex array of at least ``TRIM_FROM`` elements (also one an enclosing derivative carries)
+    that is not read is dropped (None), or, where its shape is needed, replaced by a read-only
+    plain stand-in of its shape and type whose elements all share one zero. ``trimmed``: whether
+    anything was.
+
+    (A tape that keeps every intermediate array alive makes each new one fresh memory, whose
+    first touch costs as much as the arithmetic on it; autograd's closures keep only what they
+    read too.)"""
+    trimmed = False
+    if not reads[0] and _large(ans):
+        ans, trimmed = None, True
+    out = list(primals)
+    for k, p in enumerate(out):
+        if _large(p) and not (k + 1 < len(reads) and reads[k + 1] and k not in shape_only):
+            if k in shape_only or k in shapes:
+                v = primal(p)
+                out[k] = np.ndarray(v.shape, v.dtype, _ZEROS, 0, (0,) * v.ndim)
+            else:
+                out[k] = None
+            trimmed = True
+    return ans, tuple(out) if trimmed else primals, trimmed
+
+
+def _large(a):
+    """Whether ``a`` is (or, being differentiated by an enclosing derivative, stands for) a float or
+    complex array of at least ``TRIM_FROM`` elements."""
+    if type(a) is not np.ndarray:
+        a = primal(a)
+        if type(a) is not np.ndarray:
+            return False
+    return a.size >= TRIM_FROM and a.dtype.kind in "fc"
+
+
+def _parameters_read(fn):
+    """For ``fn(g, ans, *args)``: a tuple saying, for ``ans`` and each later positional parameter,
+    whether ``fn``'s code reads it; None when that cannot be told (not a plain function, ``*args``,
+    a call of ``locals`` or ``vars``)."""
+    code = getattr(fn, "__code__", None)
+    if type(fn) is not FunctionType or code is None or code.co_flags & 0x04 or {"locals", "vars"} & set(code.co_names):
+        return None
+    params = code.co_varnames[:code.co_argcount]
+    read = set(code.co_cellvars)  # captured by an inner function: read there
+    for ins in dis.get_instructions(code):
+        if ins.opname.startswith(("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE")):
+            read.update(ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
+    return tuple(name in read for name in params[1:])
 
 
 class _FromVjp:
     """The pullback of argument ``i`` from a ``defvjp`` rule ``vjp(u, ans, *args, **kwargs)``."""
 
-    __slots__ = ("vjp", "ans", "primals", "kwargs")
+    __slots__ = ("vjp", "ans", "primals", "kwargs", "trimmed")
 
     def __init__(self, vjp, ans, primals, kwargs):
         self.vjp, self.ans, self.primals, self.kwargs = vjp, ans, primals, kwargs
+        self.trimmed = False
 
     def detach(self, root):
         """Keep copies of the saved arrays in memory block ``root`` (about to be written)."""
@@ -119,10 +188,17 @@ class _FromVjp:
 
 
 def from_vjp(vjp):
-    """The maker of pullbacks for one argument of a ``defvjp`` rule."""
+    """The maker of pullbacks for one argument of a ``defvjp`` rule. The pullback keeps only the
+    arrays the rule reads (``kept``); a rule that reads some arguments for their shape only says
+    so in its ``shape_only`` attribute (positions), as the rules of ``np.sum`` and ``np.mean`` do."""
+    reads = _parameters_read(vjp)
+    shapes = tuple(getattr(vjp, "shape_only", ()))
 
     def make(ans, primals, kwargs, i):
-        return _FromVjp(vjp, ans, primals, kwargs)
+        pull = _FromVjp(vjp, ans, primals, kwargs)
+        if reads is not None:
+            pull.ans, pull.primals, pull.trimmed = kept(reads, shapes, (), ans, primals)
+        return pull
 
     return make
 
