@@ -19,7 +19,7 @@ from context import overdub
 from context.tagging import tag
 from context.tagging.tags import Tag
 
-from .engine import reverse_buffers
+from .engine import reverse_buffers, reverse_writes
 from .engine.backward import backward  # noqa: F401  (the backward pass, engine code)
 from .engine.reverse import Node, ReverseCtx
 
@@ -56,5 +56,5 @@ def run(ctx: ReverseCtx, f: Any, *args: Any) -> Any:
         out = overdub(ctx, f, *args)
         return reverse_buffers.result(out, ctx) if "_buffers" in ctx.__dict__ else out
     finally:
-        ctx.__dict__.pop("_saved", None)
+        reverse_writes.forget(ctx)
         reverse_buffers.end(ctx)

@@ -47,10 +47,24 @@ def save(ctx, pull, arrays) -> None:
 
 
 def save_all(ctx, pulls, arrays) -> None:
-    """Remember that each of ``pulls`` keeps the ndarrays among ``arrays`` (by their memory blocks)."""
-    saved = ctx.__dict__.get("_saved")
+    """Remember that each of ``pulls`` keeps the ndarrays among ``arrays`` (by their memory blocks).
+
+    Until the run's first write into an array, this is one append to a list: most runs never
+    write into an array the tape keeps, and the index by memory block is built at the first
+    write (``_index``)."""
+    d = ctx.__dict__
+    saved = d.get("_saved")
     if saved is None:
-        saved = ctx.__dict__["_saved"] = {}
+        pending = d.get("_pending_saves")
+        if pending is None:
+            d["_pending_saves"] = [(pulls, arrays)]
+        else:
+            pending.append((pulls, arrays))
+        return
+    _enter(saved, pulls, arrays)
+
+
+def _enter(saved, pulls, arrays):
     for a in arrays:
         if type(a) is ndarray:
             r = a if a.base is None else root_of(a)
@@ -64,10 +78,33 @@ def save_all(ctx, pulls, arrays) -> None:
                         kept.append(pull)
 
 
+def _index(ctx):
+    """The saved arrays' pullbacks by memory block (``id(root) -> (root, pulls)``), built now from
+    what was saved so far if this is the run's first write."""
+    d = ctx.__dict__
+    saved = d.get("_saved")
+    if saved is None:
+        saved = d["_saved"] = {}
+        for pulls, arrays in d.pop("_pending_saves", ()):
+            _enter(saved, pulls, arrays)
+    return saved
+
+
+def forget(ctx) -> None:
+    """Drop the record of saved arrays (the run is over: writes can no longer reach it)."""
+    ctx.__dict__.pop("_saved", None)
+    ctx.__dict__.pop("_pending_saves", None)
+
+
 def before_write(ctx, a) -> None:
     """``a`` (an ndarray) is about to change: the pullbacks that saved its memory keep copies."""
-    saved = ctx.__dict__.get("_saved")
-    if not saved or type(a) is not ndarray:
+    if type(a) is not ndarray:
+        return
+    d = ctx.__dict__
+    if "_saved" not in d and "_pending_saves" not in d:
+        return
+    saved = _index(ctx)
+    if not saved:
         return
     r = root_of(a)
     entry = saved.pop(id(r), None)
