@@ -140,9 +140,23 @@ def build_direct(act, pre):
         g, args, kwargs = prepare(f, args, kwargs)
         return kwargs, g, args
 
+    ctx = act.ctx
+    find = primitives.find
+
+    def call_primitive(f, /, *args, **kwargs):
+        """``f(*args, **kwargs)`` for an ``f`` with primitives (swapped at its load): the one that
+        matches, run as ``run_primitive`` runs it, in one frame; else ``f`` as ``prepare`` says."""
+        impl, pargs = find(table, f, args)
+        if impl is None:
+            g, args, kwargs = prepare(f, args, kwargs)
+            return g(*args, **kwargs)
+        if getattr(impl, "native_primitive", False):
+            return impl(ctx, *pargs, **kwargs)
+        return act.run_primitive(impl, pargs, kwargs)
+
     def callee(f):
         if has_primitives and primitive_for(f):
-            return MethodType(_prepare_then_call, (run_primitive_or, f))
+            return MethodType(call_primitive, f)
         key = id(f)
         g = fget(key) or lasting(key)
         if g is not None:
