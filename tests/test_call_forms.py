@@ -1015,3 +1015,22 @@ def test_the_short_verdict_for_bound_natives_agrees_with_native_kind():
     assert not plain_bound_native(xs.sort, id(xs.sort)) and plain_bound_native(xs.append, id(xs.append))
     # functions of modules are left to native_kind, which remembers them
     assert not plain_bound_native(sys.getrecursionlimit, id(sys.getrecursionlimit))
+
+
+def test_a_class_called_through_its_call_method_wrapper_is_instantiated_under_the_context():
+    seen = []
+
+    class Seen(context.Context):
+        def prehook(self, f, *args, **kwargs):
+            seen.append(getattr(f, "__qualname__", None))
+
+    class C:
+        def __init__(self, v):
+            self.v = v
+
+    def make():
+        return C.__call__(3).v  # a method-wrapper bound to a class: calling it runs C.__init__
+
+    assert context.overdub(Seen(), make) == 3
+    assert any(name and name.endswith("C.__init__") for name in seen), seen
+    assert context.overdub(context.Context(), make) == 3

@@ -162,9 +162,10 @@ def build_direct(act, pre):
         if g is not None:
             return g
         if type(f) in BOUND_NATIVE_TYPES and guard is None:  # (kinds.plain_bound_native, in line)
-            owner = type(f.__self__)
-            if owner is not ModuleType and (owner not in METHOD_OWNER_TYPES or (owner, f.__name__) not in
-                                            CALLBACK_METHOD_ARGUMENTS) \
+            bound = f.__self__
+            owner = type(bound)
+            if owner is not ModuleType and not issubclass(owner, type) \
+                    and (owner not in METHOD_OWNER_TYPES or (owner, f.__name__) not in CALLBACK_METHOD_ARGUMENTS) \
                     and key not in SPECIAL_NATIVES and key not in CALLBACK_ARGUMENTS:
                 return f
         g = known(f)

@@ -58,11 +58,12 @@ BOUND_NATIVE_TYPES = BUILTIN_METHOD_TYPES | {MethodWrapperType}
 
 def plain_bound_native(f, key):
     """Whether ``f`` (of a kind in ``BOUND_NATIVE_TYPES``, ``id`` ``key``), bound to an object that
-    is not a module, is PLAIN: ``native_kind``'s answer for the commonest callees in fewer steps
+    is neither a module nor a class, is PLAIN: ``native_kind``'s answer for the commonest callees in fewer steps
     (False: ask ``native_kind``). The direct strategy's ``callee`` has this test in line."""
-    owner = type(f.__self__)
-    return (owner is not ModuleType and (owner not in METHOD_OWNER_TYPES or (owner, f.__name__) not in
-                                         CALLBACK_METHOD_ARGUMENTS)
+    bound = f.__self__
+    owner = type(bound)
+    return (owner is not ModuleType and not issubclass(owner, type)  # (C.__call__ makes an instance: not plain)
+            and (owner not in METHOD_OWNER_TYPES or (owner, f.__name__) not in CALLBACK_METHOD_ARGUMENTS)
             and key not in SPECIAL_NATIVES and key not in CALLBACK_ARGUMENTS)
 
 
