@@ -135,9 +135,13 @@ _MASKED = object()  # marks the call _into_out makes of a ufunc given where=: it
 
 def _kept(pulls, arrays):
     """The arrays among ``arrays`` (an operation's) that some of ``pulls`` keeps, when one of them
-    dropped large arrays its rule does not read (see ``rules.pullbacks.kept``): writes into the
+    dropped large arrays its rule does not read (see ``rules.pullbacks.trim``): writes into the
     kept ones are watched."""
-    return [a for a in arrays if any(pull.ans is a or any(q is a for q in pull.primals) for pull in pulls)]
+    held = set()
+    for pull in pulls:
+        held.add(id(pull.ans))
+        held.update(map(id, pull.primals))
+    return [a for a in arrays if id(a) in held]
 
 
 def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:

@@ -40,7 +40,7 @@ class _FromJvp:
 
     def __init__(self, jvp, ans, primals, kwargs, i):
         self.jvp, self.ans, self.primals, self.kwargs, self.i = jvp, ans, primals, kwargs, i
-        self.trimmed = False  # whether arrays its rule does not read were dropped (see ``kept``)
+        self.trimmed = False  # whether arrays its rule does not read were dropped (see ``trim``)
         self.mask = None  # where= of a ufunc: the elements computed (the others send nothing back)
 
     def detach(self, root):
@@ -96,15 +96,15 @@ def _ieee(v):
 def from_jvp(jvp):
     """The maker of pullbacks for one argument of an elementwise ``defjvp`` rule.
 
-    A pullback keeps only the arrays its rule reads (``kept``): ``jvp(g, ans, x)`` for ``exp``
+    A pullback keeps only the arrays its rule reads (``trim``): ``jvp(g, ans, x)`` for ``exp``
     reads ``ans`` and not ``x``, for ``x * y`` the other factor and not ``ans``. Argument ``i``'s
     shape is needed in any case (``unbroadcast``)."""
-    reads = _parameters_read(jvp)
+    plan = _unread(_parameters_read(jvp), ())
 
     def make(ans, primals, kwargs, i):
         pull = _FromJvp(jvp, ans, primals, kwargs, i)
-        if reads is not None and _large(ans):  # (the result is the largest array of an elementwise function)
-            pull.ans, pull.primals, pull.trimmed = kept(reads, (), (i,), ans, primals)
+        if plan is not None and _large(ans):  # (the result is the largest array of an elementwise function)
+            trim(pull, plan, (i,))
         return pull
 
     return make
@@ -114,31 +114,46 @@ TRIM_FROM = 4096  # elements: smaller arrays are kept whatever a rule reads (tri
 _ZEROS = bytes(32)  # what stand-ins read: one zero of any float or complex type
 
 
-def kept(reads, shape_only, shapes, ans, primals):
-    """``(ans, primals, trimmed)`` as a pullback keeps them. ``reads`` (from ``_parameters_read``)
-    says which of ``ans`` and the primals the rule reads; ``shape_only``: primals it reads for
-    their shape only; ``shapes``: primals whose shape is needed whatever the rule reads. A float or
-    complex array of at least ``TRIM_FROM`` elements (also one an enclosing derivative carries)
-    that is not read is dropped (None), or, where its shape is needed, replaced by a read-only
-    plain stand-in of its shape and type whose elements all share one zero. ``trimmed``: whether
-    anything was.
+def _unread(reads, shape_only):
+    """``(drop ans, positions of primals not read or read for their shape only)`` for a rule, from
+    ``_parameters_read``'s answer and its ``shape_only`` positions; None when it reads them all."""
+    if reads is None:
+        return None
+    unread = tuple(k for k in range(len(reads) - 1) if not reads[k + 1] or k in shape_only)
+    unread += tuple(k for k in shape_only if k + 1 >= len(reads))
+    if reads[0] and not unread:
+        return None
+    return not reads[0], unread, frozenset(shape_only)
+
+
+def trim(pull, plan, shapes):
+    """Drop from ``pull`` the float or complex arrays of at least ``TRIM_FROM`` elements (also ones
+    an enclosing derivative carries) that its rule does not read (``plan``, from ``_unread``):
+    ``ans`` and primals become None, or, where their shape is needed (``shapes``, and the rule's
+    ``shape_only`` positions), a read-only plain stand-in of that shape and type whose elements
+    all share one zero. Sets ``pull.trimmed`` when anything was dropped.
 
     (A tape that keeps every intermediate array alive makes each new one fresh memory, whose
     first touch costs as much as the arithmetic on it; autograd's closures keep only what they
     read too.)"""
-    trimmed = False
-    if not reads[0] and _large(ans):
-        ans, trimmed = None, True
-    out = list(primals)
-    for k, p in enumerate(out):
-        if _large(p) and not (k + 1 < len(reads) and reads[k + 1] and k not in shape_only):
-            if k in shape_only or k in shapes:
-                v = primal(p)
+    drop_ans, unread, shape_only = plan
+    if drop_ans and _large(pull.ans):
+        pull.ans = None
+        pull.trimmed = True
+    primals = pull.primals
+    out = None
+    for k in unread:
+        if k < len(primals) and _large(primals[k]):
+            if out is None:
+                out = list(primals)
+            if k in shapes or k in shape_only:
+                v = primal(primals[k])
                 out[k] = np.ndarray(v.shape, v.dtype, _ZEROS, 0, (0,) * v.ndim)
             else:
                 out[k] = None
-            trimmed = True
-    return ans, tuple(out) if trimmed else primals, trimmed
+    if out is not None:
+        pull.primals = tuple(out)
+        pull.trimmed = True
 
 
 def _large(a):
@@ -189,15 +204,14 @@ class _FromVjp:
 
 def from_vjp(vjp):
     """The maker of pullbacks for one argument of a ``defvjp`` rule. The pullback keeps only the
-    arrays the rule reads (``kept``); a rule that reads some arguments for their shape only says
+    arrays the rule reads (``trim``); a rule that reads some arguments for their shape only says
     so in its ``shape_only`` attribute (positions), as the rules of ``np.sum`` and ``np.mean`` do."""
-    reads = _parameters_read(vjp)
-    shapes = tuple(getattr(vjp, "shape_only", ()))
+    plan = _unread(_parameters_read(vjp), tuple(getattr(vjp, "shape_only", ())))
 
     def make(ans, primals, kwargs, i):
         pull = _FromVjp(vjp, ans, primals, kwargs)
-        if reads is not None:
-            pull.ans, pull.primals, pull.trimmed = kept(reads, shapes, (), ans, primals)
+        if plan is not None:
+            trim(pull, plan, ())
         return pull
 
     return make
