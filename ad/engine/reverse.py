@@ -28,6 +28,7 @@ import numpy as np
 from context.base import Context
 from context.resolve import declare_engine_code
 from context.tagging import Tagged, TaggingContext, dispatch, enclosing_call, native_primitive
+from context.state import call_under
 from context.tagging.dispatch import qualified_name
 from context.tagging.values import live
 
@@ -174,7 +175,12 @@ def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
                     % (qualified_name(fn), i + 1)
                 )
         if mask is None:
-            ans = enclosing_call(t, fn, tuple(primals), kwargs)
+            act = t.activation  # enclosing_call in line (this runs for every operation recorded)
+            parent = act.parent if act is not None else None
+            if parent is None or not parent.alive:
+                ans = fn(*primals, **kwargs)
+            else:
+                ans = call_under(parent, fn, tuple(primals), kwargs)
         else:
             with np.errstate(all="ignore"):
                 ans = enclosing_call(t, fn, tuple(primals), kwargs)

@@ -80,7 +80,12 @@ def dispatch(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: Mapping[str,
         impl, args = primitives.find(table, fn, args)
     if impl is None:
         return no_primitive(tag, fn, args, kwargs)
-    return run_rule(tag, impl, args, kwargs)
+    act = tag.activation  # run_rule and the activation's run_primitive, in line: every tagged operation comes here
+    if act is not None and act.alive:
+        if getattr(impl, "native_primitive", False):
+            return impl(act.ctx, *args, **kwargs)
+        return act.run_primitive(impl, args, kwargs)
+    return impl(tag.context, *args, **kwargs)
 
 
 def no_primitive(tag, fn, args, kwargs):
