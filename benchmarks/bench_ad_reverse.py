@@ -6,6 +6,9 @@ the chained Rosenbrock sum over ``x[i]``, one scalar at a time; and the Lotka-Vo
 of ``bench_ad_scalar`` (plain Python floats and lists) with respect to its 4 parameters. Goal:
 reverse mode at most autograd's time, and flat in n as a multiple of the primal on the
 vectorised function.
+Each round of the goal rows is one call right after a full garbage collection (the harness's
+``compare``), which leaves the caches cold; for the vectorised function a row with rounds of
+many calls (at least 20 ms, no collection between them) gives the steady state too.
 Before timing, every gradient must agree with forward mode's to 1e-10. A Hessian-vector product
 of the vectorised function at n = 10,000 (forward over reverse) is timed against the reverse
 gradient (goal: at most 3x). The last rows give the
@@ -74,6 +77,11 @@ def _rows(label, f, xp_f, x, quick, autograd, jax, forward=True):
         rows.append(ratio_row(f"{label}, autograd grad", t["autograd"], "primal", t["primal"]))
         rows.append(ratio_row(f"{label}, ad.gradient ReverseMode()", t["reverse"], "autograd grad", t["autograd"],
                               limit=1))
+        if not quick and t["reverse"] < 0.01:  # steady state too: rounds of calls, no collection between them
+            number = max(2, int(0.02 / t["reverse"]))
+            s = compare({"reverse": cases["reverse"], "autograd": cases["autograd"]}, repeat=5, number=number)
+            rows.append(ratio_row(f"{label}, ad.gradient ReverseMode(), rounds of {number} calls", s["reverse"],
+                                  "autograd grad in the same rounds", s["autograd"]))
     if jax is None:
         rows.append(row(f"{label}, JAX grad (eager, jit)", "not installed"))
     else:
