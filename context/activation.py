@@ -12,7 +12,7 @@ from contextlib import contextmanager
 
 from . import primitives
 from .callbacks import register_numpy_callbacks
-from .depth import deeper_recursion
+from .depth import deeper_recursion, lower_for, raise_for
 from .entries import build_entries
 from .functions import FunctionCache, new_epoch
 from .hooks import overridden_hooks
@@ -142,10 +142,14 @@ def run_outermost(ctx, f, args, kwargs, entry_frame):
     so that its own frame is the first entry)."""
     previous = STATE.act
     act = Activation(ctx, previous, entry_frame)
+    key = object()
     try:  # each step undone in a finally of its own, whatever interrupts it (Ctrl-C)
         switch_to(act)
-        with deeper_recursion(act):
+        try:
+            raise_for(act, key)  # (deeper_recursion, without a generator's cost on every overdub)
             return ctx.overdub(f, *args, **kwargs)
+        finally:
+            lower_for(key)
     finally:
         try:
             act.finish()

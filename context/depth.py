@@ -114,32 +114,46 @@ def set_user_recursion_limit(limit):
     return None
 
 
-def _frames_above(entry_frame):
-    """The engine's frames between the caller of this function's caller and ``entry_frame``."""
-    frame, n = sys._getframe(3), 0
+def _frames_above(frame, entry_frame):
+    """The engine's frames from ``frame`` (included) up to ``entry_frame``."""
+    n = 0
     while frame is not None and frame is not entry_frame:
         n += 1
         frame = frame.f_back
     return n if frame is not None else 0
 
 
+def raise_for(act, key, frame=None):
+    """Raise the limit while ``act`` runs by the frames its entries add per call, by the
+    engine's frames above its top function, by ``HELPER_FRAMES`` for the engine's helpers
+    and ``HOOK_FRAMES`` if it has hooks, which run below the deepest user frame: the program
+    recurses as deep as natively, a few frames more at most (code that measures the room
+    left, as CPython's tests do, finds it; code whose work grows exponentially with depth
+    does little more). ``key`` (a new ``object()``, made by the caller before its ``try``)
+    is what ``lower_for`` takes when ``act`` stops, in the ``finally``. ``frame``: the
+    engine's lowest frame that stays while ``act`` runs (by default the caller's)."""
+    factor = getattr(act, "frames_per_call", FRAMES_PER_CALL)
+    above = _frames_above(sys._getframe(1) if frame is None else frame, getattr(act, "entry_frame", None))
+    extra = above + HELPER_FRAMES + getattr(act, "hook_frames", HOOK_FRAMES)
+    _users[key] = (factor, extra)  # one key per entry: an activation may be entered again while it runs
+    _apply()
+
+
+def lower_for(key):
+    """Undo ``raise_for`` (a single dict operation, then ``_apply``: whatever interrupted the run)."""
+    _users.pop(key, None)
+    _apply()
+
+
 @contextmanager
 def deeper_recursion(act=None):
-    """While ``act`` runs, raise the limit by the frames its entries add per call, by the
-    engine's frames above its top function, by ``HELPER_FRAMES`` for the engine's helpers
-    and ``HOOK_FRAMES`` if it has hooks, which run below the deepest user frame: the program recurses as deep as natively, a few
-    frames more at most (code that measures the room left, as CPython's tests do, finds
-    it; code whose work grows exponentially with depth does little more)."""
-    factor = getattr(act, "frames_per_call", FRAMES_PER_CALL)
-    extra = _frames_above(getattr(act, "entry_frame", None)) + HELPER_FRAMES + getattr(act, "hook_frames", HOOK_FRAMES)
-    key = object()  # one per entry: an activation may be entered again while it runs
+    """``raise_for(act, ...)`` for the duration of a ``with`` block."""
+    key = object()
     try:
-        _users[key] = (factor, extra)
-        _apply()
+        raise_for(act, key, sys._getframe(2))  # (the frame of the with statement: above this generator's __enter__)
         yield
     finally:
-        _users.pop(key, None)
-        _apply()
+        lower_for(key)
 
 
 ENGINE_FRAMES = 2000  # room for the engine's own work (rewriting a function) wherever it happens
