@@ -99,11 +99,16 @@ def from_jvp(jvp):
     A pullback keeps only the arrays its rule reads (``trim``): ``jvp(g, ans, x)`` for ``exp``
     reads ``ans`` and not ``x``, for ``x * y`` the other factor and not ``ans``. Argument ``i``'s
     shape is needed in any case (``unbroadcast``)."""
-    plan = _unread(_parameters_read(jvp), ())
+    plan = _UNPLANNED
 
     def make(ans, primals, kwargs, i):
+        nonlocal plan
         pull = _FromJvp(jvp, ans, primals, kwargs, i)
         if plan is not None and _large(ans):  # (the result is the largest array of an elementwise function)
+            if plan is _UNPLANNED:
+                plan = _unread(_parameters_read(jvp), ())
+                if plan is None:
+                    return pull
             trim(pull, plan, (i,))
         return pull
 
@@ -111,6 +116,7 @@ def from_jvp(jvp):
 
 
 TRIM_FROM = 4096  # elements: smaller arrays are kept whatever a rule reads (trimming would cost more)
+_UNPLANNED = ()  # a rule's plan before its first large pullback (reading its code costs: not at import)
 _ZEROS = bytes(32)  # what stand-ins read: one zero of any float or complex type
 
 
@@ -206,10 +212,13 @@ def from_vjp(vjp):
     """The maker of pullbacks for one argument of a ``defvjp`` rule. The pullback keeps only the
     arrays the rule reads (``trim``); a rule that reads some arguments for their shape only says
     so in its ``shape_only`` attribute (positions), as the rules of ``np.sum`` and ``np.mean`` do."""
-    plan = _unread(_parameters_read(vjp), tuple(getattr(vjp, "shape_only", ())))
+    plan = _UNPLANNED
 
     def make(ans, primals, kwargs, i):
+        nonlocal plan
         pull = _FromVjp(vjp, ans, primals, kwargs)
+        if plan is _UNPLANNED:
+            plan = _unread(_parameters_read(vjp), tuple(getattr(vjp, "shape_only", ())))
         if plan is not None:
             trim(pull, plan, ())
         return pull
