@@ -56,14 +56,6 @@ def newest_tag(args):
     return best, (args if cleaned is None else tuple(cleaned))
 
 
-def run_rule(tag, impl, args, kwargs=_EMPTY):
-    """Run ``impl`` for ``tag``'s context, as its activation runs primitives."""
-    act = tag.activation
-    if act is not None and act.alive:
-        return act.run_primitive(impl, args, kwargs)
-    return impl(tag.context, *args, **kwargs)
-
-
 def dispatch(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: Mapping[str, Any] = _EMPTY) -> Any:
     """``fn(*args, **kwargs)`` where tagged arguments follow the rules of the newest live tag."""
     tag, args = newest_tag(args)
@@ -80,7 +72,7 @@ def dispatch(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: Mapping[str,
         impl, args = primitives.find(table, fn, args)
     if impl is None:
         return no_primitive(tag, fn, args, kwargs)
-    act = tag.activation  # run_rule and the activation's run_primitive, in line: every tagged operation comes here
+    act = tag.activation  # as the activation's run_primitive runs it, in line: every tagged operation comes here
     if act is not None and act.alive:
         if getattr(impl, "native_primitive", False):
             return impl(act.ctx, *args, **kwargs)
