@@ -39,9 +39,11 @@ def test_the_tape_keeps_only_the_arrays_rules_read():
 
 def test_cotangents_summed_in_place_leave_arrays_held_elsewhere_alone():
     def f(x):
-        a = x + 1.0  # add's pullback passes its cotangent on unchanged: the same array reaches x
-        b = a * a
-        return np.sum(b * x) + np.sum(a) + np.sum(x ** 3) + np.sum(np.sin(x)) + np.sum(a[::-1] * x)
+        p = np.sin(x)
+        q = np.cos(x)
+        t = np.sum(p * 3.0)  # p's later cotangent: taken after a's, which p and q share
+        a = p + q  # add's pullback hands its cotangent on unchanged: p and q get the same array first
+        return np.sum(a * a) + t + np.sum(x ** 3) + np.sum(a[::-1] * x)
 
     got = ad.gradient(f, X, ad.ReverseMode())
     np.testing.assert_allclose(got, ad.gradient(f, X, ad.ForwardMode()), rtol=1e-12)

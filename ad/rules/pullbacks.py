@@ -126,7 +126,6 @@ def _unread(reads, shape_only):
     if reads is None:
         return None
     unread = tuple(k for k in range(len(reads) - 1) if not reads[k + 1] or k in shape_only)
-    unread += tuple(k for k in shape_only if k + 1 >= len(reads))
     if reads[0] and not unread:
         return None
     return not reads[0], unread, frozenset(shape_only)

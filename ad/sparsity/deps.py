@@ -13,9 +13,8 @@ so that views, broadcasting and writes act on it as on the values themselves.
 
 from __future__ import annotations
 
-from typing import Any
-
 import math
+from typing import Any
 
 import numpy as np
 

@@ -4,9 +4,10 @@ For an outermost context that at most has a prehook and primitives (no posthook,
 ``overdub``, ``canrecurse`` or ``fallback`` of its own). Which emitted call form reaches what:
 
 * ``STATE.enter(f, args)`` returns what the call site calls with its own arguments: the
-  rewritten copy of ``f``, a bound method of it, a plain native, or, when the arguments
-  must change (callbacks wrapped, a primitive, a frame-sensitive native), a bound
-  ``_call_prepared`` that ignores the call site's arguments;
+  rewritten copy of ``f``, a bound method of it, a plain native, ``call_primitive`` bound
+  to ``f`` when ``f`` has primitives, or, when the arguments must change (callbacks
+  wrapped, a frame-sensitive native), a bound ``_call_prepared`` that ignores the call
+  site's arguments;
 * ``STATE.enter_kw``/``enter_ex`` return ``(kwargs, g, args)`` for the call site to call
   ``g(*args, **kwargs)``;
 * ``STATE.callee(f)`` (a callee swapped where it is loaded, before its arguments exist)
@@ -17,10 +18,10 @@ Each call adds one Python frame to the stack, as natively (``frames_per_call`` i
 """
 
 from functools import partial
-from types import MethodType, ModuleType
+from types import MethodType
 
 from .. import primitives
-from ..callbacks import CALLBACK_ARGUMENTS, CALLBACK_METHOD_ARGUMENTS, METHOD_OWNER_TYPES, wrap_callbacks
+from ..callbacks import wrap_callbacks
 from ..native import SPECIAL_NATIVES
 from ..resolve import NATIVE_CALLABLE_TYPES, class_verdict, instantiate, is_engine_callable, resolve
 from .observing import _call_through
@@ -94,17 +95,23 @@ def build_direct(act, pre):
     def primitive_for(f):
         return id(f) in primitive_ids or (type(f) is MethodType and id(f.__func__) in primitive_ids)
 
-    def run_primitive_or(f, args, kwargs):
-        """What to call for ``f(*args, **kwargs)`` when ``f`` has primitives: one that matches, else ``f``."""
-        impl, pargs = primitives.find(table, f, args)
-        if impl is not None:
-            return _run_found, (act, impl, pargs, kwargs), _EMPTY
-        return prepare(f, args, kwargs)
+    ctx = act.ctx
+    find = primitives.find
+
+    def call_primitive(f, /, *args, **kwargs):
+        """``f(*args, **kwargs)`` for an ``f`` with primitives: the one that matches, run as
+        ``run_primitive`` runs it, in one frame; else ``f`` as ``prepare`` says."""
+        impl, pargs = find(table, f, args)
+        if impl is None:
+            g, args, kwargs = prepare(f, args, kwargs)
+            return g(*args, **kwargs)
+        if getattr(impl, "native_primitive", False):
+            return impl(ctx, *pargs, **kwargs)
+        return act.run_primitive(impl, pargs, kwargs)
 
     def enter_unhooked(f, args):
         if has_primitives and primitive_for(f):
-            g, prepared, kwargs = run_primitive_or(f, args, _EMPTY)
-            return MethodType(_call_prepared, (g, prepared, kwargs))
+            return MethodType(call_primitive, f)
         key = id(f)
         g = fget(key) or lasting(key)
         if g is not None:
@@ -132,27 +139,12 @@ def build_direct(act, pre):
         if pre is not None:
             pre(f, *args, **kwargs)
         if has_primitives and primitive_for(f):
-            g, args, kwargs = run_primitive_or(f, args, kwargs)
-            return kwargs, g, args
+            return kwargs, MethodType(call_primitive, f), args
         rf = fget(id(f))
         if rf is not None:
             return kwargs, rf, args
         g, args, kwargs = prepare(f, args, kwargs)
         return kwargs, g, args
-
-    ctx = act.ctx
-    find = primitives.find
-
-    def call_primitive(f, /, *args, **kwargs):
-        """``f(*args, **kwargs)`` for an ``f`` with primitives (swapped at its load): the one that
-        matches, run as ``run_primitive`` runs it, in one frame; else ``f`` as ``prepare`` says."""
-        impl, pargs = find(table, f, args)
-        if impl is None:
-            g, args, kwargs = prepare(f, args, kwargs)
-            return g(*args, **kwargs)
-        if getattr(impl, "native_primitive", False):
-            return impl(ctx, *pargs, **kwargs)
-        return act.run_primitive(impl, pargs, kwargs)
 
     def callee(f):
         if has_primitives and primitive_for(f):
@@ -161,13 +153,8 @@ def build_direct(act, pre):
         g = fget(key) or lasting(key)
         if g is not None:
             return g
-        if type(f) in BOUND_NATIVE_TYPES and guard is None:  # (kinds.plain_bound_native, in line)
-            bound = f.__self__
-            owner = type(bound)
-            if owner is not ModuleType and not issubclass(owner, type) \
-                    and (owner not in METHOD_OWNER_TYPES or (owner, f.__name__) not in CALLBACK_METHOD_ARGUMENTS) \
-                    and key not in SPECIAL_NATIVES and key not in CALLBACK_ARGUMENTS:
-                return f
+        if type(f) in BOUND_NATIVE_TYPES and guard is None and plain_bound_native(f, key):
+            return f
         g = known(f)
         if g is not None:
             return g
@@ -197,10 +184,6 @@ def build_direct(act, pre):
 
 def _run_special(handler, act, f, args, kwargs):
     return handler(act, f, args, kwargs)
-
-
-def _run_found(act, impl, args, kwargs):
-    return act.run_primitive(impl, args, kwargs)
 
 
 def _guarded_native(bound, /, *args, **kwargs):

@@ -59,7 +59,7 @@ BOUND_NATIVE_TYPES = BUILTIN_METHOD_TYPES | {MethodWrapperType}
 def plain_bound_native(f, key):
     """Whether ``f`` (of a kind in ``BOUND_NATIVE_TYPES``, ``id`` ``key``), bound to an object that
     is neither a module nor a class, is PLAIN: ``native_kind``'s answer for the commonest callees in fewer steps
-    (False: ask ``native_kind``). The direct strategy's ``callee`` has this test in line."""
+    (False: ask ``native_kind``). The direct strategy asks it first, on a cache miss."""
     bound = f.__self__
     owner = type(bound)
     return (owner is not ModuleType and not issubclass(owner, type)  # (C.__call__ makes an instance: not plain)

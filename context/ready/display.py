@@ -223,10 +223,6 @@ def forget_shown():
 
 def _argument_repr(value, limit):
     kind = type(value)
-    if kind in _PLAIN_SCALARS or (kind is int and -_BIG < value < _BIG):  # short_repr's first case, in line
-        text = repr(value)
-        if limit is None or len(text) <= limit:
-            return text
     if kind not in _CACHED_KINDS or (kind is str and len(value) <= 16):
         return short_repr(value, limit)
     entry = _SHOWN.get(id(value))
