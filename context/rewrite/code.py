@@ -12,9 +12,8 @@ from ..stackview import is_rewritten, visible_f_back  # noqa: F401 (is_rewritten
 from ..watch import WATCHED, function_changed
 from ..state import STATE
 from ..weakcache import IdentityCache
-from . import diskcache
+from . import codec, diskcache, exctable
 from .calls import rewrite_calls
-from .exctable import assemble
 from .attrwatch import rewrite_attribute_stores
 from .framewalks import rewrite_frame_walks
 from .operators import rewrite_direct, rewrite_implicit
@@ -33,7 +32,47 @@ def _check(items, code):
             )
 
 
+def _engine_passes(items, code, config):
+    """The engine's own passes over ``items`` (after the context's, if any)."""
+    _check(items, code)
+    items = rewrite_calls(rewrite_implicit(items, config), config.callees_at_load, config.callee_as_argument)
+    items = rewrite_direct(items, config.handlers)
+    items = rewrite_frame_walks(items, visible_f_back)
+    return rewrite_attribute_stores(items, WATCHED, function_changed)
+
+
 def _rewrite(code, config):
+    fast = not config.passes and codec.AVAILABLE
+    if not fast:  # a pass's own errors (a wrong return type) reach the user as they are
+        bc, original_items = _context_passes(code, config)
+    try:
+        if fast:
+            try:
+                return _marked(_rewrite_fast(code, config))
+            except codec.Unsupported:  # something the fast codec does not know: bytecode does it all
+                bc, original_items = _context_passes(code, config)
+        return _marked(_rewrite_general(bc, original_items, code, config))
+    except (RecursionError, MemoryError, RewriteError):
+        raise  # not about the code (as natively, the program's own condition), or already said
+    except Exception as exc:  # the bytecode library rejected what we built, or the check failed
+        raise RewriteError(
+            "cannot rewrite %s (%s, line %s): %s: %s"
+            % (code.co_qualname, code.co_filename, code.co_firstlineno, type(exc).__name__, exc)
+        ) from exc
+
+
+def _rewrite_fast(code, config):
+    """The rewrite with ``codec`` reading and writing the code (no pass of the context's own)."""
+    original_items, raw = codec.decode(code)
+    items = _engine_passes(original_items, code, config)
+    stacksize = exctable.carry_depths(original_items, items, code.co_flags)
+    new = codec.encode(items, code, stacksize, raw)
+    exctable.verify(code, new)
+    return new
+
+
+def _context_passes(code, config):
+    """``(bytecode, original items)`` after the context's own passes."""
     bc = Bytecode.from_code(code, conserve_exception_block_stackdepth=True)
     original_items = list(bc)  # their TryBegins carry CPython's depths (see exctable)
     for apply in config.passes:
@@ -44,24 +83,16 @@ def _rewrite(code, config):
                 % (getattr(apply, "__name__", apply), type(result).__name__)
             )
         bc = result
-    items = list(bc)
-    _check(items, code)
-    items = rewrite_calls(rewrite_implicit(items, config), config.callees_at_load, config.callee_as_argument)
-    items = rewrite_direct(items, config.handlers)
-    items = rewrite_frame_walks(items, visible_f_back)
-    items = rewrite_attribute_stores(items, WATCHED, function_changed)
+    return bc, original_items
+
+
+def _rewrite_general(bc, original_items, code, config):
+    """The rewrite through the ``bytecode`` package (contexts with passes of their own)."""
+    items = _engine_passes(list(bc), code, config)
     bc.clear()
     list.extend(bc, items)  # every item is one that bytecode checked, or an Instr of the passes
-    try:
-        # exception-table depths are carried over and verified, never recomputed by bytecode
-        return _marked(assemble(bc, original_items, code, compare=not config.passes))
-    except (RecursionError, MemoryError):
-        raise  # not about the code: as natively, the program's own condition
-    except Exception as exc:  # the bytecode library rejected what we built, or the check failed
-        raise RewriteError(
-            "cannot rewrite %s (%s, line %s): %s: %s"
-            % (code.co_qualname, code.co_filename, code.co_firstlineno, type(exc).__name__, exc)
-        ) from exc
+    # exception-table depths are carried over and verified, never recomputed by bytecode
+    return exctable.assemble(bc, original_items, code, compare=not config.passes)
 
 
 def _marked(code):

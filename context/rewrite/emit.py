@@ -4,7 +4,9 @@ Stack layouts before a call: 3.11/3.12 ``[NULL, callable, args...]``,
 3.13 ``[callable, NULL, args...]``.
 """
 
-from bytecode import Instr
+import dis
+
+from bytecode import UNSET, Instr
 
 from .features import HAS_PRECALL, METHOD_BIT_ON_LOAD_ATTR, NULL_AFTER_CALLABLE
 from ..state import STATE
@@ -13,7 +15,15 @@ from ..state import STATE
 _NOARG = object()
 
 
+_OPMAP = dis.opmap
+_trusted = getattr(Instr, "_from_trusted", None)  # bytecode >= 0.19: no argument checks
+
+
 def I(name, arg=_NOARG, loc=None):
+    """One instruction. Its argument is not checked here: ``codec.encode`` (or the bytecode
+    package, where the context has passes of its own) refuses one of the wrong kind."""
+    if _trusted is not None:
+        return _trusted(name, _OPMAP[name], UNSET if arg is _NOARG else arg, loc)
     if arg is _NOARG:
         return Instr(name, location=loc)
     return Instr(name, arg, location=loc)

@@ -68,6 +68,15 @@ RETURN_GENERATOR_COUNTED = _feature(
     "RETURN_GENERATOR_COUNTED", "stack effects count the value RETURN_GENERATOR leaves for the POP_TOP "
     "after it (before, a generator's stack walk starts one deep)", since=(3, 13))
 
+LOCAL_INDEX_COVERS_CELLS = _feature(
+    "LOCAL_INDEX_COVERS_CELLS", "LOAD_FAST and its kin may index cells and free variables too (their index "
+    "counts every local)", since=(3, 13))
+COMPARE_ARG_LOW_BITS = _feature(
+    "COMPARE_ARG_LOW_BITS", "COMPARE_OP's argument holds the comparison above four low bits", since=(3, 12))
+COMPARE_ARG_TO_BOOL_BIT = _feature(
+    "COMPARE_ARG_TO_BOOL_BIT", "COMPARE_OP's argument holds the comparison above five low bits, one of them "
+    "asking for an exact bool", since=(3, 13))
+
 
 class Entry(NamedTuple):
     """One row of an instruction table: ``name`` is handled by ``handler`` where ``needs`` holds."""
