@@ -156,3 +156,20 @@ def test_unsupported_code_falls_back_to_the_bytecode_package(monkeypatch):
     assert rewritten is not victim.__code__
     clone = types.FunctionType(rewritten, victim.__globals__)
     assert context.overdub(context.Context(), clone, [-1, 2]) == 3
+
+
+def test_stack_size_is_only_for_code_without_handlers():
+    from context.rewrite import exctable
+
+    def plain(x):
+        return [x, (x, x), {x: x}]
+
+    def guarded(x):
+        try:
+            return plain(x)
+        except KeyError:
+            return None
+
+    assert exctable.stack_size(plain.__code__) <= plain.__code__.co_stacksize
+    with pytest.raises(exctable.ExceptionTableError):
+        exctable.stack_size(guarded.__code__)

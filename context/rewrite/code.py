@@ -65,6 +65,9 @@ def _rewrite_fast(code, config):
     """The rewrite with ``codec`` reading and writing the code (no pass of the context's own)."""
     original_items, raw = codec.decode(code)
     items = _engine_passes(original_items, code, config)
+    if not code.co_exceptiontable:  # no depth to carry: one simulation of the result gives the size
+        new = codec.encode(items, code, 0, raw)
+        return new.replace(co_stacksize=exctable.stack_size(new))
     stacksize = exctable.carry_depths(original_items, items, code.co_flags)
     new = codec.encode(items, code, stacksize, raw)
     exctable.verify(code, new)

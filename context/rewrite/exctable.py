@@ -388,6 +388,14 @@ def check_code(code):
     return _handlers(entries, instrs, depth, covering), deepest
 
 
+def stack_size(code):
+    """The deepest stack of ``code``, which has no exception table, from its raw bytes (checked
+    as ``check_code`` checks: one depth per instruction, never below zero)."""
+    if code.co_exceptiontable:
+        raise ExceptionTableError("stack_size is for code without an exception table")
+    return simulate(code, [])[3]
+
+
 def verify(original, rewritten):
     """Raise ``ExceptionTableError`` unless ``rewritten``'s table is provably right.
 
