@@ -173,3 +173,19 @@ def test_stack_size_is_only_for_code_without_handlers():
     assert exctable.stack_size(plain.__code__) <= plain.__code__.co_stacksize
     with pytest.raises(exctable.ExceptionTableError):
         exctable.stack_size(guarded.__code__)
+
+
+def test_an_opcode_decode_does_not_know_goes_to_the_general_path(monkeypatch):
+    """CPython's ``co_code`` never shows an unknown or instrumented opcode (it deoptimizes
+    them), so decode's refusal is a guard: pretend it does not know ``RETURN_VALUE``."""
+    def victim(x):
+        return x + 1
+
+    kinds = list(codec._KIND)
+    kinds[dis.opmap["RETURN_VALUE"]] = codec._UNKNOWN
+    monkeypatch.setattr(codec, "_KIND", kinds)
+    with pytest.raises(codec.Unsupported, match="RETURN_VALUE"):
+        codec.decode(victim.__code__)
+    rewritten = rewrite_module._rewrite(victim.__code__, _class_plan(context.Context)[0])
+    clone = types.FunctionType(rewritten, victim.__globals__)
+    assert context.overdub(context.Context(), clone, 1) == 2

@@ -32,13 +32,23 @@ def _check(items, code):
             )
 
 
-def _engine_passes(items, code, config):
-    """The engine's own passes over ``items`` (after the context's, if any)."""
-    _check(items, code)
+def _engine_passes(items, code, config, decoded=False):
+    """The engine's own passes over ``items`` (after the context's, if any).
+
+    ``decoded``: the items are ``codec.decode``'s, unchanged: every opcode is known (decode
+    refuses others), and the names the code loads are its ``co_names``, so passes looking
+    for a name it lacks are skipped.
+    """
+    if not decoded:
+        _check(items, code)
     items = rewrite_calls(rewrite_implicit(items, config), config.callees_at_load, config.callee_as_argument)
     items = rewrite_direct(items, config.handlers)
-    items = rewrite_frame_walks(items, visible_f_back)
-    return rewrite_attribute_stores(items, WATCHED, function_changed)
+    names = code.co_names if decoded else None
+    if names is None or "f_back" in names:
+        items = rewrite_frame_walks(items, visible_f_back)
+    if names is None or not WATCHED.isdisjoint(names):
+        items = rewrite_attribute_stores(items, WATCHED, function_changed)
+    return items
 
 
 def _rewrite(code, config):
@@ -64,7 +74,7 @@ def _rewrite(code, config):
 def _rewrite_fast(code, config):
     """The rewrite with ``codec`` reading and writing the code (no pass of the context's own)."""
     original_items, raw = codec.decode(code)
-    items = _engine_passes(original_items, code, config)
+    items = _engine_passes(original_items, code, config, decoded=True)
     if not code.co_exceptiontable:  # no depth to carry: one simulation of the result gives the size
         new = codec.encode(items, code, 0, raw)
         return new.replace(co_stacksize=exctable.stack_size(new))

@@ -60,14 +60,14 @@ else:
 
 # argument kinds, one per opcode
 (_NONE, _INT, _CONST, _LOCAL, _DUAL, _NAME, _NAME1, _NAME2, _FREE, _COMPARE, _ENUM,
- _FWD, _BACK, _ABS) = range(14)
+ _FWD, _BACK, _ABS, _UNKNOWN) = range(15)
 
 
 _HAS_ARG = frozenset(getattr(dis, "hasarg", range(dis.HAVE_ARGUMENT, 256)))
 
 
 def _kinds():
-    kinds = [_NONE] * 256
+    kinds = [_UNKNOWN] * 256  # not an opcode, or an instrumented one: never in a code CPython made
     if not AVAILABLE:
         return kinds, {}
     enums = {}
@@ -80,7 +80,7 @@ def _kinds():
                 enums[dis.opmap[name]] = enum
     for op in range(256):
         name = _OPNAME[op]
-        if name.startswith("<") or op == _EXTENDED_ARG:
+        if name.startswith(("<", "INSTRUMENTED_")) or op == _EXTENDED_ARG:
             continue
         if op not in _HAS_ARG:
             kind = _NONE
@@ -233,6 +233,8 @@ def decode(code):
             value = _ENUMS[op](arg)
         elif kind == _COMPARE:
             value = Compare(_compare_value(arg))
+        elif kind == _UNKNOWN:  # the general path says what is wrong (RewriteError)
+            raise Unsupported("opcode %s is not understood" % opname[op])
         else:
             raise Unsupported("opcode %s" % opname[op])
         if extended and op == _NOP:
