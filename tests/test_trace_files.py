@@ -6,6 +6,7 @@ import errno
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import threading
@@ -106,6 +107,35 @@ def test_streamed_events_come_as_calls_end_and_nest_strictly(tmp_path):
     assert [ev["name"] for ev in track] == [name(top), name(middle), name(leaf), name(leaf)]  # by start
     root = track[0]
     assert all(root["ts"] < ev["ts"] and ev["ts"] + ev["dur"] < root["ts"] + root["dur"] for ev in track[1:])
+
+
+def raises_inside(x):
+    try:
+        middle(None)
+    except TypeError:
+        pass
+    return [leaf(i) for i in range(x)]
+
+
+@pytest.mark.parametrize("values", [True, False])
+def test_the_streamed_path_writes_what_the_general_path_writes(tmp_path, values):
+    """``TraceCtx(path)`` runs its calls on a path of its own (``_stream``); a ``max_depth``
+    sends them through the general path. Both write the same events, exceptions included."""
+    streamed, general = tmp_path / "s.json", tmp_path / "g.json"
+    with TraceCtx(streamed, values=values) as ctx:
+        assert ctx._streamed
+        context.overdub(ctx, raises_inside, 3)
+    with TraceCtx(general, values=values, max_depth=10**6) as ctx:
+        assert not ctx._streamed
+        context.overdub(ctx, raises_inside, 3)
+
+    def events(path):  # objects shown by address (3.11's comprehension iterators) differ
+        return [(ev["name"], ev["cat"], re.sub(" at 0x[0-9a-f]+", "", json.dumps(ev["args"])))
+                for ev in calls_of(path)]
+
+    assert events(streamed) == events(general)
+    assert any('"exception"' in args for _, _, args in events(streamed))
+    validate_trace(load(streamed))
 
 
 def test_timestamps_stay_strict_when_the_clock_repeats_a_reading(tmp_path, monkeypatch):

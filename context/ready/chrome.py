@@ -316,6 +316,10 @@ class ChromeTraceWriter:
         self._last_ns = ns
         return ns
 
+    def opened(self, ns):
+        """A call began at ``ns`` (a ``clock_ns`` reading): its start in the file's time (see ``complete``)."""
+        return self._time(ns)
+
     def begin(self, head, args_text, ns, receiver=None, tail="}"):
         """Open a call: ``head`` (``event_head``), its arguments as text, the receiver's text or None."""
         if self._fh is not None:
@@ -326,6 +330,11 @@ class ChromeTraceWriter:
         if self._fh is None or not self._open:
             return
         head, start, ids, args_text, receiver, tail = self._open.pop()
+        self.complete(head, start, ids, args_text, key, text, ns, receiver, tail)
+
+    def complete(self, head, start, ids, args_text, key, text, ns, receiver=None, tail="}"):
+        """Write the event of a call that ``begin`` did not open: ``start`` is what ``opened`` gave
+        when it began, ``ids`` the ``ids`` then; the rest as for ``begin`` and ``end``."""
         ns -= self.t0_ns
         if ns <= self._last_ns:
             ns = self._last_ns + 1

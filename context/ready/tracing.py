@@ -182,6 +182,9 @@ class TraceCtx(OperatorsOption, Context):
             self.file = self._writer.path
         self._blocks = []  # per open ``with`` block: calls recorded before it, or None (block form)
         self._plain = self.keep and self._writer is None and self._shows is None and max_depth is None
+        # streamed, nothing kept or left out, no receivers: the path of ``_stream``
+        self._streamed = (self._writer is not None and not self.keep and self._shows is None and max_depth is None
+                          and not self.receivers)
 
     def __repr__(self):
         where = "" if self.file is None else "%r, " % self.file
@@ -189,6 +192,8 @@ class TraceCtx(OperatorsOption, Context):
 
     def overdub(self, f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         if not self._plain:
+            if self._streamed:
+                return self._stream(f, args, kwargs)
             return self._overdub(f, args, kwargs)
         # Keep the tree, no file, no filter: the lean path (CallRecord.__init__ inlined; the
         # calls are counted from the tree when asked). The activation is the engine's: its
@@ -286,6 +291,42 @@ class TraceCtx(OperatorsOption, Context):
             self._finish(rec, depth, "exception", exc)
             raise
         self._finish(rec, depth, "result", out)
+        return out
+
+    def _stream(self, f, args, kwargs):
+        """What ``_overdub`` does for a streamed trace that keeps no tree, leaves nothing out and
+        shows no receivers, below the top call, in one frame: the event's start is taken from
+        the writer when the call begins and the event written when it ends."""
+        lists = self._lists
+        writer = self._writer
+        if len(lists) == 1 or writer._fh is None:  # the top call (its setup and checkpoint), or a failed file
+            return self._overdub(f, args, kwargs)
+        self._calls += 1
+        lists.append(_NOWHERE)
+        head, tail = self._heads.get(callee_key(f)) or self._head(f)
+        clock = _CLOCK
+        start = writer.opened((perf_counter_ns() if clock[1] is None else clock[1]) - clock[0])
+        ids = writer._ids
+        values = self.values
+        args_text = format_arguments(args, kwargs, self.limit) if values else None
+        act = _STATE.act
+        try:
+            if act is not None and act.ctx is self:
+                out = act.default_run(f, args, kwargs)
+            else:
+                out = _run(self, f, *args, **kwargs)
+        except BaseException as exc:
+            end = (perf_counter_ns() if clock[1] is None else clock[1]) - clock[0]
+            lists.pop()
+            if writer._fh is not None:
+                writer.complete(head, start, ids, args_text, "exception",
+                                short_repr(exc, self.limit) if values else type(exc).__qualname__, end, None, tail)
+            raise
+        end = (perf_counter_ns() if clock[1] is None else clock[1]) - clock[0]
+        lists.pop()
+        if writer._fh is not None:
+            writer.complete(head, start, ids, args_text, "result", short_repr(out, self.limit) if values else None,
+                            end, None, tail)
         return out
 
     def _finish(self, rec, depth, outcome, value):
