@@ -31,6 +31,7 @@ from bytecode import Instr, Label, TryBegin, TryEnd, UNSET
 from bytecode.instr import CellVar, FreeVar, InstrLocation
 
 from .exctable import parse_table
+from .opinfo import CACHE_ENTRIES
 from .features import COMPARE_ARG_LOW_BITS, COMPARE_ARG_TO_BOOL_BIT, LOCAL_INDEX_COVERS_CELLS
 
 try:  # the argument classification the package itself uses, so that items are identical
@@ -53,10 +54,6 @@ class Unsupported(Exception):
 _EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
 _NOP = dis.opmap["NOP"]
 _OPNAME = dis.opname
-if isinstance(dis._inline_cache_entries, dict):  # 3.13: by name
-    _CACHES = [dis._inline_cache_entries.get(dis.opname[op], 0) for op in range(256)]
-else:
-    _CACHES = list(dis._inline_cache_entries) + [0] * (256 - len(dis._inline_cache_entries))
 
 # argument kinds, one per opcode
 (_NONE, _INT, _CONST, _LOCAL, _DUAL, _NAME, _NAME1, _NAME2, _FREE, _COMPARE, _ENUM,
@@ -70,14 +67,10 @@ def _kinds():
     kinds = [_UNKNOWN] * 256  # not an opcode, or an instrumented one: never in a code CPython made
     if not AVAILABLE:
         return kinds, {}
-    enums = {}
-    for names, enum in (
-        (("BINARY_OP",), BinaryOp), (("CALL_INTRINSIC_1",), Intrinsic1Op),
-        (("CALL_INTRINSIC_2",), Intrinsic2Op), (("CONVERT_VALUE",), FormatValue),
-    ):
-        for name in names:
-            if name in dis.opmap:
-                enums[dis.opmap[name]] = enum
+    enums = {dis.opmap[name]: enum for name, enum in (
+        ("BINARY_OP", BinaryOp), ("CALL_INTRINSIC_1", Intrinsic1Op), ("CALL_INTRINSIC_2", Intrinsic2Op),
+        ("CONVERT_VALUE", FormatValue),
+    ) if name in dis.opmap}
     for op in range(256):
         name = _OPNAME[op]
         if name.startswith(("<", "INSTRUMENTED_")) or op == _EXTENDED_ARG:
@@ -130,7 +123,7 @@ def decode(code):
         raise Unsupported("the bytecode package lacks the fast constructors")
     co = code.co_code
     n = len(co)
-    kinds, caches, opname = _KIND, _CACHES, _OPNAME
+    kinds, caches, opname = _KIND, CACHE_ENTRIES, _OPNAME
     # instructions: (start unit with prefixes, op, raw arg, end unit after caches, unit of the op,
     # whether EXTENDED_ARG prefixes it)
     ops = []
@@ -428,7 +421,7 @@ def encode(items, code, stacksize, raw):
         raise Unsupported("a jump or handler label is not in the code") from exc
 
     # sizes and offsets, until the jump arguments fit their prefixes
-    caches = _CACHES
+    caches = CACHE_ENTRIES
     base = [1 + caches[op] for op in ops]
     sizes = [b + _extended(a) for b, a in zip(base, args)]
     for _ in range(8):

@@ -29,7 +29,7 @@ import dis
 from bytecode import Instr, Label, TryBegin, TryEnd
 
 from .features import RETURN_GENERATOR_COUNTED
-from .opinfo import info
+from .opinfo import CACHE_ENTRIES, info
 
 _HAVE_ARGUMENT = dis.HAVE_ARGUMENT
 _EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
@@ -44,10 +44,6 @@ _TERMINAL = frozenset(
 ) | _UNCONDITIONAL
 _GENERATOR_FLAGS = 0x20 | 0x80 | 0x200  # GENERATOR | COROUTINE | ASYNC_GENERATOR
 
-if isinstance(dis._inline_cache_entries, dict):  # 3.13: by name
-    _CACHES = [dis._inline_cache_entries.get(dis.opname[op], 0) for op in range(256)]
-else:
-    _CACHES = list(dis._inline_cache_entries) + [0] * (256 - len(dis._inline_cache_entries))
 
 
 class ExceptionTableError(Exception):
@@ -96,7 +92,7 @@ def decode(code):
     start = 0
     while i < n:
         op, arg = raw[i], raw[i + 1] | ext
-        nxt = i + 2 + 2 * _CACHES[op]
+        nxt = i + 2 + 2 * CACHE_ENTRIES[op]
         if op == _EXTENDED_ARG:
             ext = arg << 8
             i = nxt

@@ -12,6 +12,12 @@ import dis
 
 from bytecode import instr as _bytecode_instr
 
+# inline cache entries (code units) after each opcode, by opcode
+if isinstance(dis._inline_cache_entries, dict):  # 3.13: by name
+    CACHE_ENTRIES = [dis._inline_cache_entries.get(dis.opname[op], 0) for op in range(256)]
+else:
+    CACHE_ENTRIES = list(dis._inline_cache_entries) + [0] * (256 - len(dis._inline_cache_entries))
+
 _JUMPS = (None, True, False)
 _PROBES = tuple(range(32)) + tuple(1 << k for k in range(5, 17))
 # bytecode's own tables of pre/post effects; without them (another bytecode release) every
