@@ -26,6 +26,7 @@ either way.
 """
 
 import dis
+from itertools import accumulate
 
 from bytecode import Instr, Label, TryBegin, TryEnd, UNSET
 from bytecode.instr import CellVar, FreeVar, InstrLocation
@@ -270,6 +271,10 @@ def _compare_value(arg):
 # ----------------------------------------------------------------------------- encoding
 
 
+_UNITS = [1 + n for n in CACHE_ENTRIES]  # code units of an instruction without prefixes
+_CACHE_BYTES = [(0,) * (2 * n) for n in CACHE_ENTRIES]
+
+
 def _extended(arg):
     """``EXTENDED_ARG`` prefixes ``arg`` needs."""
     return 0 if arg < 0x100 else 1 if arg < 0x10000 else 2 if arg < 0x1000000 else 3
@@ -421,19 +426,13 @@ def encode(items, code, stacksize, raw):
         raise Unsupported("a jump or handler label is not in the code") from exc
 
     # sizes and offsets, until the jump arguments fit their prefixes
-    caches = CACHE_ENTRIES
-    base = [1 + caches[op] for op in ops]
-    sizes = [b + _extended(a) for b, a in zip(base, args)]
+    base = [_UNITS[op] for op in ops]
+    sizes = [b if a < 0x100 else b + _extended(a) for b, a in zip(base, args)]
     for _ in range(8):
-        offsets = [0] * (count + 1)
-        total = 0
-        for i in range(count):
-            offsets[i] = total
-            total += sizes[i]
-        offsets[count] = total
+        offsets = list(accumulate(sizes, initial=0))
         grown = False
         for i, kind, t in jumps:
-            end = offsets[i] + sizes[i]
+            end = offsets[i + 1]
             target = offsets[t]
             if kind == _FWD:
                 arg = target - end
@@ -453,15 +452,19 @@ def encode(items, code, stacksize, raw):
     else:
         raise Unsupported("jump offsets do not settle")
 
-    out = bytearray()
+    out = []
+    append, extend, caches = out.append, out.extend, _CACHE_BYTES
     for op, arg, size, b in zip(ops, args, sizes, base):
-        ext = size - b
-        while ext:
-            ext -= 1
-            out += bytes((_EXTENDED_ARG, (arg >> (8 * (ext + 1))) & 0xFF))
-        out += bytes((op, arg & 0xFF))
+        if size != b:
+            ext = size - b
+            while ext:
+                append(_EXTENDED_ARG)
+                append((arg >> (8 * ext)) & 0xFF)
+                ext -= 1
+        append(op)
+        append(arg & 0xFF)
         if b > 1:
-            out += bytes(2 * (b - 1))
+            extend(caches[op])
     return code.replace(
         co_code=bytes(out),
         co_consts=tuple(tables.consts),
