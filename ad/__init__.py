@@ -45,6 +45,8 @@ from .rules import (  # noqa: E402,F401  (reverse mode's own rules)
 
 _install_reverse()  # reverse-mode rules derived from the elementwise forward rules, now and later
 
+from .rules import vjps_complex  # noqa: E402,F401  (replaces derived rules that complex values need)
+
 when_imported("scipy.special", "ad.rules.scipy_special")
 when_imported("scipy.linalg", "ad.rules.scipy_linalg")
 when_imported("scipy.linalg", "ad.rules.vjps_scipy_linalg")

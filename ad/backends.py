@@ -32,6 +32,7 @@ import numpy as np
 from . import outputs, scaleout, tape, tasks
 from .engine import runs
 from .engine.reverse import plain_result
+from .engine.traced import ComplexValuesError
 from .inputs import Input, UnitBasis
 from .outputs import Output
 
@@ -174,6 +175,11 @@ class ReverseMode(Backend):
             raise TypeError("%s: the function returned a function; only derivative supports that" % who)
         parts = []
         value = plain_result(out, ctx, parts)
+        if any(node is not None and not node.real for _, node in parts):
+            raise ComplexValuesError(
+                "%s: the function returned a complex value; reverse mode differentiates real results "
+                "(take its real part or its abs, or use ad.ForwardMode())" % who
+            )
         form = outputs.form_of(value, who)
         shape = tuple(np.shape(np.asarray(value, dtype=float) if isinstance(value, (list, tuple)) else value))
         return outputs.Plain(form, value, shape), parts, leaves

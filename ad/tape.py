@@ -22,6 +22,7 @@ from context.tagging.tags import Tag
 from .engine import reverse_buffers, reverse_writes
 from .engine.backward import backward  # noqa: F401  (the backward pass, engine code)
 from .engine.reverse import Node, ReverseCtx
+from .engine.traced import ComplexValuesError, is_complex
 
 
 def start() -> ReverseCtx:
@@ -34,6 +35,11 @@ def start() -> ReverseCtx:
 def record(f: Any, inp: Any) -> tuple[Any, list, ReverseCtx]:
     """``(f(x), leaves, ctx)`` for the ``Input`` ``inp``: ``f`` run once with the input carrying leaf
     nodes: one for an array or a number, one per element of a list or tuple."""
+    if is_complex(inp.value):
+        raise ComplexValuesError(
+            "reverse mode differentiates real inputs (complex values inside the function are fine); "
+            "for a complex input use ad.ForwardMode()"
+        )
     ctx = start()
     if inp.kind in ("array", "scalar"):
         leaves = [Node()]

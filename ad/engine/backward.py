@@ -8,7 +8,9 @@ added by such a call of ``operator.add`` too: a pullback may return a plain buff
 derivative the enclosing context keeps beside it, which only the context sees. With no
 enclosing derivative, a node's third and later cotangents are added in place into the sum
 made for its second (the pass's own array, which nothing else holds yet), as autograd
-does: one new buffer per node instead of one per contribution.
+does: one new buffer per node instead of one per contribution. A complex cotangent sent to a
+real value keeps its real part (``np.real``, called the same way): with the pairing
+``<u, t> = Re(sum(u * t))`` that is its transpose of the real value's embedding in the complex plane.
 """
 
 from __future__ import annotations
@@ -22,7 +24,10 @@ import numpy as np
 from context.resolve import declare_engine_code
 from context.state import STATE, native_call_ex
 
+from context.tagging.values import primal
+
 from ..rules.pullbacks import run_pull
+from .traced import is_complex
 
 declare_engine_code(__file__)
 
@@ -46,6 +51,9 @@ def backward(top: Any, seed: Any, wanted: list) -> list:
         u = cotangents[s] if s in keep else cotangents.pop(s)
         for parent, pull in node.parents:
             g = run_pull(call, pull, u)
+            if parent.real and type(g) is not float and (type(g) is not np.ndarray or g.dtype.kind == "c") \
+                    and is_complex(primal(g)):
+                g = call(np.real, (g,), _NO_KWARGS)  # a real value's cotangent is real (see traced.py)
             k = parent.serial
             previous = cotangents.get(k)
             if previous is None:

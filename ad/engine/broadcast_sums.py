@@ -45,6 +45,9 @@ _NO_KWARGS: dict = {}
 
 
 def number(v: Any) -> Any:
-    """A 0-d result as a Python float (a plain number's cotangent), tagged ones left as they are."""
+    """A 0-d result as a Python float, or complex for a complex one (a plain number's cotangent);
+    tagged ones are left as they are."""
     p = primal(v)
-    return float(v) if p is v else v
+    if p is not v:
+        return v
+    return complex(v) if np.iscomplexobj(v) else float(v)

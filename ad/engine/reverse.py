@@ -14,8 +14,14 @@ the operation sends to that argument when its result's cotangent is ``u``. The b
   shapes, products, indexing: ``rules/vjps.py``).
 
 A value being differentiated that reaches a function with neither raises ``NoRuleError``
-naming it; writes into arrays being differentiated raise too (not yet recorded). Complex
-values are refused: the cotangent conventions for them are not settled here yet.
+naming it; writes into arrays being differentiated raise too (not yet recorded).
+
+Complex values inside the run (real inputs, real results) follow JAX's convention: the pairing
+of a cotangent ``u`` with a tangent ``t`` is ``Re(sum(u * t))``, so the pullback of a holomorphic
+function is the forward rule's factor times ``u`` (no conjugate), as for real values, and a
+cotangent reaching a real value keeps its real part (``engine/backward.py``). Only functions whose
+reverse rules are checked on complex values (``complex_checked``, listed in
+``rules/vjps_complex.py``) accept them; any other raises ``ComplexValuesError`` naming the function.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from . import reverse_buffers, reverse_writes
 from .buffers import REVERSE_VERSIONS
 from .dual_array import is_array
 from .forward import JVP_RULES, NOT_DIFFERENTIABLE, ON_DEFJVP, ZERO, NoRuleError
-from .traced import Node, Traced, TracedArray, make_traced  # noqa: F401  (defined there; imported from here too)
+from .traced import ComplexValuesError, Node, Traced, TracedArray, is_complex, make_traced  # noqa: F401  (defined there)
 
 declare_engine_code(__file__)
 
@@ -60,6 +66,23 @@ class ReverseCtx(TaggingContext):
             "ad.defvjp(%s, ...), differentiate in forward mode (ad.ForwardMode()), or make the argument "
             "a constant" % (name, name)
         )
+
+
+COMPLEX_CHECKED: dict = {}  # id(fn) -> fn: the functions whose reverse rules hold for complex values
+
+
+def complex_checked(*fns: Callable[..., Any]) -> None:
+    """Let complex values through the reverse rules of ``fns`` (each checked on complex values by
+    the dot-product test against forward mode)."""
+    COMPLEX_CHECKED.update((id(fn), fn) for fn in fns)
+
+
+def _refuse_complex(fn):
+    name = qualified_name(fn)
+    return ComplexValuesError(
+        "reverse mode: %s got or made a complex value, and its reverse rule is not checked on complex "
+        "values; use ad.ForwardMode() for this function" % name
+    )
 
 
 def split(ctx, args):
@@ -186,6 +209,8 @@ def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
                 ans = enclosing_call(t, fn, tuple(primals), kwargs)
         if not found or ((type(ans) is ndarray or is_array(ans)) and ans.dtype.kind in "biu"):
             return ans  # integer and boolean results carry no derivative (as astype(int) in forward mode)
+        if id(fn) not in COMPLEX_CHECKED and (is_complex(ans) or any(n is not None and not n.real for n in nodes)):
+            raise _refuse_complex(fn)
         parents = []
         pulls = []
         trimmed = False

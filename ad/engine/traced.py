@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from context.resolve import declare_engine_code
-from context.tagging import Tagged
+from context.tagging import Tagged, dispatch
 
 from .dual import ScalarArrayMethods
 from .dual_array import DualArray, is_array
@@ -27,11 +27,12 @@ class Node:
     ``serial`` grows with each node made, so a node's serial is larger than its parents': the
     backward pass takes nodes in decreasing serial order, each after all its users."""
 
-    __slots__ = ("parents", "serial")
+    __slots__ = ("parents", "serial", "real")
 
     def __init__(self, parents: tuple = ()) -> None:
         self.parents = parents
         self.serial = next(_serials)
+        self.real = True  # the value is real: a cotangent reaching it keeps its real part (make_traced)
 
 
 class Traced(ScalarArrayMethods, Tagged):
@@ -42,6 +43,18 @@ class Traced(ScalarArrayMethods, Tagged):
 
     def item(self) -> Traced:
         return self
+
+    # a complex number's parts and conjugate, through the rules (a real number is its own)
+    @property
+    def real(self) -> Any:
+        return dispatch(np.real, (self,)) if is_complex(self.value) else self
+
+    @property
+    def imag(self) -> Any:
+        return dispatch(np.imag, (self,)) if is_complex(self.value) else 0.0
+
+    def conjugate(self) -> Any:
+        return dispatch(np.conjugate, (self,)) if is_complex(self.value) else self
 
 
 class TracedArray(DualArray):
@@ -55,20 +68,34 @@ class TracedArray(DualArray):
 
 
 class ComplexValuesError(TypeError):
-    """Reverse mode met a complex value, which it does not differentiate (forward mode does)."""
+    """Reverse mode met a complex value it does not differentiate (forward mode does): a complex
+    input or result of the function, or a function whose reverse rule is not checked on complex values."""
+
+
+def is_complex(value: Any) -> bool:
+    """Whether ``value`` (a plain number or array, or a tuple or list of them) is complex."""
+    kind = type(value)
+    if kind is float:
+        return False
+    if kind is ndarray:
+        return value.dtype.kind == "c"
+    if kind is complex:
+        return True
+    if kind is tuple or kind is list:
+        return any(is_complex(v) for v in value)
+    dtype = getattr(value, "dtype", None)
+    return getattr(dtype, "kind", None) == "c"
 
 
 def make_traced(value: Any, tag: Any, node: Node) -> Tagged:
-    """The tagged value for primal ``value``: a ``TracedArray`` for arrays, else a ``Traced``."""
+    """The tagged value for primal ``value``: a ``TracedArray`` for arrays, else a ``Traced``.
+    A complex value's node is marked: cotangents keep their imaginary part only at complex nodes."""
     if type(value) is float:
         return Traced(value, tag, node)
     if type(value) is ndarray and value.dtype.kind != "c":  # (the common case, in one look)
         return TracedArray(value, tag, node)
-    if np.iscomplexobj(value):
-        raise ComplexValuesError(
-            "reverse mode: complex values are not supported yet (a result of %r); use ad.ForwardMode()"
-            % (type(value).__name__,)
-        )
+    if is_complex(value):
+        node.real = False
     if type(value) is ndarray or (type(value) is not float and is_array(value)):
         return TracedArray(value, tag, node)
     return Traced(value, tag, node)

@@ -85,14 +85,16 @@ def dpow_exponent(g, ans, x, y):
     (an integer ``y``) has no derivative in ``y``: ``nan``, as for arrays.
     """
     p = primal(x)
+    complex_result = np.iscomplexobj(primal(ans)) and not np.iscomplexobj(p)  # a real base: its complex log
     if isinstance(p, np.ndarray) or isinstance(primal(y), np.ndarray):
         with np.errstate(divide="ignore", invalid="ignore"):
-            return g * (np.log(np.where(np.asarray(p) == 0, 1.0, x)) * ans)
+            base = np.where(np.asarray(p) == 0, 1.0, x)
+            return g * (np.log(base + 0j if complex_result else base) * ans)
     if p == 0:
         return 0.0 * g
-    if p < 0 and not isinstance(primal(ans), complex):
+    if p < 0 and not complex_result:
         return math.nan * g
-    return g * log(x) * ans
+    return g * (np.log(x + 0j) if complex_result else log(x)) * ans
 
 
 def log(x):

@@ -29,15 +29,16 @@ def _shape(x):
     return np.shape(primal(x))
 
 
-def _zeros(x):
-    return np.zeros(_shape(x))
+def _zeros(x, like=None):
+    """Zeros shaped like ``x``: complex when the cotangent ``like`` is complex (see vjps_complex)."""
+    return np.zeros(_shape(x), dtype=complex if like is not None and np.iscomplexobj(primal(like)) else float)
 
 
 # ------------------------------------------------------------------ indexing
 
 
 def _getitem_vjp(u, ans, x, key):
-    z = _zeros(x)
+    z = _zeros(x, u)
     np.add.at(z, key, u)  # repeated indices (fancy keys) accumulate
     return z
 

@@ -114,7 +114,55 @@ def _shift_adjoint(sign):
 deflinear_vjp(np.fft.fftshift, _shift_adjoint(1))  # fftshift rolls by n // 2: its adjoint rolls back
 deflinear_vjp(np.fft.ifftshift, _shift_adjoint(-1))
 
-_TO_COMPLEX = ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "rfft2", "rfftn", "ihfft")
+def _fitted(g, shape):
+    """``g`` cut, or padded with zeros, to ``shape`` (axis by axis): the adjoint of fitting an array
+    of ``shape`` to ``g``'s shape, as the FFTs' ``n`` and ``s`` do."""
+    have = np.shape(primal(g))
+    for ax, (h, w) in enumerate(zip(have, shape)):
+        if h > w:
+            g = g[(slice(None),) * ax + (slice(0, w),)]
+        elif h < w:
+            widths = [(0, 0)] * len(shape)
+            widths[ax] = (0, w - h)
+            g = np.pad(g, widths)
+    return g
+
+
+def _fft_adjoint(fn, one_axis):
+    """The adjoint of ``fn``, a complex-linear FFT (``fft``, ``ifft`` and their 2-D and n-D forms)
+    whose matrix is symmetric: ``fn`` itself on the cotangent (same axes and norm), fitted back to
+    the argument's shape. (The transpose, not the conjugate transpose: see ``vjps_complex``.)"""
+    if one_axis:
+        def adjoint(u, a, n=None, axis=-1, norm=None):
+            return _fitted(fn(u, axis=axis, norm=norm), np.shape(primal(a)))
+    else:
+        default = (-2, -1) if fn in (np.fft.fft2, np.fft.ifft2) else None
+
+        def adjoint(u, a, s=None, axes=default, norm=None):
+            ndim = np.ndim(primal(a))
+            if axes is None:
+                axes = tuple(range(ndim)) if s is None else tuple(range(ndim - len(s), ndim))
+            return _fitted(fn(u, axes=axes, norm=norm), np.shape(primal(a)))
+    return adjoint
+
+
+def _rfft_adjoint(u, a, n=None, axis=-1, norm=None):
+    """``rfft`` keeps the first ``n // 2 + 1`` entries of ``fft``: its adjoint pads the cotangent with
+    zeros to ``n`` and applies ``fft``; the real part reaches the (real) argument."""
+    shape = list(np.shape(primal(a)))
+    axis = axis % len(shape)
+    full = list(np.shape(primal(u)))
+    full[axis] = shape[axis] if n is None else n
+    return _fitted(np.fft.fft(_fitted(u, full), axis=axis, norm=norm), shape)
+
+
+for _name in ("fft", "ifft"):
+    deflinear_vjp(getattr(np.fft, _name), _fft_adjoint(getattr(np.fft, _name), True))
+for _name in ("fft2", "ifft2", "fftn", "ifftn"):
+    deflinear_vjp(getattr(np.fft, _name), _fft_adjoint(getattr(np.fft, _name), False))
+deflinear_vjp(np.fft.rfft, _rfft_adjoint)
+
+_TO_COMPLEX = ("rfft2", "rfftn", "ihfft")
 _FROM_COMPLEX = ("irfft", "irfft2", "irfftn", "hfft")
 
 
@@ -125,7 +173,7 @@ def _refused(fn, why):
         primals, nodes, found = traced_args(ctx, args)
         if found or any(isinstance(v, Tagged) and v.tag is ctx._tag for v in kwargs.values()):
             raise NoRuleError(
-                "%s %s, and reverse mode does not support complex values yet; differentiate with "
+                "%s %s, and reverse mode has no rule for it yet; differentiate with "
                 "ad.ForwardMode()" % (qualified_name(fn), why)
             )
         return enclosing_call(ctx._tag, fn, tuple(primals), kwargs)

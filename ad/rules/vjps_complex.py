@@ -1,0 +1,65 @@
+"""Reverse mode on complex values: the rules that need a form of their own, and the functions
+whose reverse rules are checked on complex values.
+
+The convention is JAX's (``engine/reverse.py``): a cotangent ``u`` pairs with a tangent ``t``
+as ``Re(sum(u * t))``. A holomorphic function's pullback is then its forward rule's factor
+times ``u``, as for real values, so the rules derived from forward rules hold as they are. The
+functions that are not holomorphic need their own: ``|z|`` (its pullback is ``u * conj(z) / |z|``,
+0 at 0), ``imag`` (``-1j * u``); ``real`` (``u``) and ``conj`` (``conj(u)``) already have them.
+
+``tests/test_ad_reverse_complex.py`` checks every function listed in ``CHECKED`` with the
+dot-product test against forward mode, on complex arguments (and on real ones mixed with
+complex ones for the binary functions). A complex value reaching any other function in
+reverse mode raises ``ComplexValuesError`` naming it.
+
+Imported after the rules derived from forward rules are installed, so that these replace them.
+"""
+
+import builtins
+import operator
+
+import numpy as np
+
+from context.tagging.values import primal
+
+from ..engine.reverse import complex_checked, defvjp
+from .special import dabs
+from .vjps_shapes import as_arg
+
+
+def abs_vjp(u, ans, x):
+    """The pullback of ``|x|``: ``u * sign(x)`` for real ``x``; ``u * conj(x) / |x|`` for complex ``x``
+    (0 where ``x`` is 0, as forward mode's tangent)."""
+    if not np.iscomplexobj(primal(x)):
+        return dabs(u, x)
+    zero = primal(ans) == 0
+    return as_arg(u * np.where(zero, 0.0, np.conjugate(x) / np.where(zero, 1.0, ans)), x)
+
+
+def imag_vjp(u, ans, val):
+    """The pullback of ``imag(z)``: ``-1j * u`` (its real part, 0, reaches a real argument)."""
+    return as_arg(-1j * u, val) if np.iscomplexobj(primal(val)) else as_arg(0.0 * u, val)
+
+
+for _fn in (np.absolute, builtins.abs, operator.abs):
+    defvjp(_fn, abs_vjp)
+defvjp(np.imag, imag_vjp)
+
+ELEMENTWISE = (
+    np.add, np.subtract, np.multiply, np.divide, np.negative, np.positive, np.power, np.square,
+    np.reciprocal, np.sqrt, np.exp, np.expm1, np.log, np.log1p, np.log2, np.log10,
+    np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh,
+    np.conjugate, np.real, np.imag, np.absolute,
+)
+OPERATORS = (
+    operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos, operator.pow, builtins.pow,
+    operator.abs, builtins.abs, operator.matmul, operator.getitem,
+)
+LINEAR = (
+    np.sum, np.mean, np.cumsum, np.dot, np.matmul, np.outer, np.reshape, np.transpose, np.ravel,
+    np.concatenate, np.stack, np.flip, np.roll,
+    np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
+)
+CHECKED = ELEMENTWISE + OPERATORS + LINEAR
+
+complex_checked(*CHECKED)

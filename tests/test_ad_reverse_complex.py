@@ -1,0 +1,191 @@
+"""Reverse mode with complex values inside the function (real inputs, real results).
+
+Every function whose reverse rule lets complex values through (``vjps_complex.CHECKED``) is
+checked here against forward mode, which is itself checked against central differences on
+complex inputs: a complex argument ``z = a + 1j b`` is made of two real inputs, the result
+is paired with a random complex cotangent ``u`` as ``Re(sum(u * f(z)))``, and the reverse
+gradient in ``(a, b)`` must equal the forward one. That is the dot-product test on complex
+values (``<u, J v> = <J^T u, v>`` with the pairing ``Re(sum(u * t))``).
+"""
+
+import builtins
+import operator
+
+import numpy as np
+import pytest
+
+import ad
+from ad.engine.reverse import COMPLEX_CHECKED, complex_checked, defvjp
+from ad.engine.traced import ComplexValuesError
+from ad.rules import vjps_complex
+
+R, F = ad.ReverseMode(), ad.ForwardMode()
+SHAPE = (2, 3)
+
+
+def _split(n_complex, n_real, shape=SHAPE):
+    """A function of one real vector made of ``n_complex`` complex arrays and ``n_real`` real ones."""
+    size = int(np.prod(shape))
+
+    def parts(v):
+        out = []
+        k = 0
+        for _ in range(n_complex):
+            out.append(np.reshape(v[k:k + size], shape) + 1j * np.reshape(v[k + size:k + 2 * size], shape))
+            k += 2 * size
+        for _ in range(n_real):
+            out.append(np.reshape(v[k:k + size], shape))
+            k += size
+        return out
+
+    return parts, size * (2 * n_complex + n_real)
+
+
+def agree(f, n_complex, n_real=0, seed=0, shape=SHAPE, positive=False):
+    """Reverse mode's gradient of ``Re(sum(u * f(*parts)))`` equals forward mode's (inputs of
+    magnitude 0.3 to 1.2, of either sign unless ``positive``)."""
+    rng = np.random.default_rng(seed)
+    parts, n = _split(n_complex, n_real, shape)
+    v = rng.uniform(0.3, 1.2, n) * (1.0 if positive else rng.choice([-1.0, 1.0], n))
+    out = np.asarray(f(*parts(v)))
+    u = rng.standard_normal(out.shape) + 1j * rng.standard_normal(out.shape)
+
+    def paired(w):
+        return np.sum(np.real(u * f(*parts(w))))
+
+    got, expected = ad.gradient(paired, v, backend=R), ad.gradient(paired, v, backend=F)
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-11)
+
+
+UNARY = [np.negative, np.positive, np.square, np.reciprocal, np.sqrt, np.exp, np.expm1, np.log, np.log1p,
+         np.log2, np.log10, np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh, np.conjugate, np.real, np.imag,
+         np.absolute, operator.neg, operator.pos, operator.abs, builtins.abs]
+BINARY = [np.add, np.subtract, np.multiply, np.divide, np.power, operator.add, operator.sub, operator.mul,
+          operator.truediv, operator.pow, builtins.pow]
+
+
+@pytest.mark.parametrize("fn", UNARY, ids=lambda fn: getattr(fn, "__name__", str(fn)))
+def test_unary(fn):
+    agree(fn, 1)
+
+
+@pytest.mark.parametrize("fn", BINARY, ids=lambda fn: getattr(fn, "__name__", str(fn)))
+def test_binary_complex_and_mixed_with_real(fn):
+    agree(fn, 2)
+    agree(lambda z, x: fn(z, x), 1, 1)
+    agree(lambda z, x: fn(x, z), 1, 1)  # a negative real base too: the derivative in z uses its complex log
+
+
+LINEAR = {
+    np.sum: lambda z: np.sum(z, axis=0),
+    np.mean: lambda z: np.mean(z, axis=1),
+    np.cumsum: lambda z: np.cumsum(z, axis=1),
+    np.dot: lambda z: np.dot(z, z.T),
+    np.matmul: lambda z: np.matmul(z.T, z),
+    operator.matmul: lambda z: z @ z.T,
+    np.outer: lambda z: np.outer(z[0], z[1]),
+    np.reshape: lambda z: np.reshape(z, (3, 2)),
+    np.transpose: lambda z: np.transpose(z),
+    np.ravel: lambda z: np.ravel(z),
+    np.concatenate: lambda z: np.concatenate([z, 2 * z]),
+    np.stack: lambda z: np.stack([z, z * z]),
+    np.flip: lambda z: np.flip(z, 1),
+    np.roll: lambda z: np.roll(z, 1, axis=1),
+    operator.getitem: lambda z: z[1, ::-1],
+    np.fft.fft: lambda z: np.fft.fft(z) + np.fft.fft(z, n=5, axis=0, norm="ortho") .sum() + np.fft.fft(z, n=2).sum(),
+    np.fft.ifft: lambda z: np.fft.ifft(z, axis=0) + np.fft.ifft(z, n=4, norm="forward").sum(),
+    np.fft.fft2: lambda z: np.fft.fft2(z) + np.fft.fft2(z, s=(3, 2)).sum(),
+    np.fft.ifft2: lambda z: np.fft.ifft2(z, norm="ortho"),
+    np.fft.fftn: lambda z: np.fft.fftn(z, s=(4,)).sum() + np.fft.fftn(z),
+    np.fft.ifftn: lambda z: np.fft.ifftn(z, axes=(0,)),
+}
+
+
+@pytest.mark.parametrize("fn", list(LINEAR), ids=lambda fn: getattr(fn, "__name__", str(fn)))
+def test_linear(fn):
+    agree(LINEAR[fn], 1)
+
+
+def test_rfft_of_real_values():
+    agree(lambda x: np.fft.rfft(x), 0, 1)
+    agree(lambda x: np.fft.rfft(x, n=7, axis=0, norm="ortho"), 0, 1)
+    agree(lambda x: np.fft.rfft(x, n=2), 0, 1)
+
+
+def test_every_checked_function_is_tested_here():
+    tested = set(map(id, UNARY + BINARY + list(LINEAR) + [np.fft.rfft]))
+    assert set(COMPLEX_CHECKED) == tested
+    assert set(map(id, vjps_complex.CHECKED)) == tested
+
+
+def test_the_comparison_fails_on_a_wrong_rule():
+    """A conjugate too many (the usual mistake) is caught."""
+    def twice(z):
+        return 2 * z
+
+    defvjp(twice, lambda u, ans, z: 2 * np.conjugate(u))
+    complex_checked(twice)
+    try:
+        with pytest.raises(AssertionError):
+            agree(twice, 1)
+    finally:
+        COMPLEX_CHECKED.pop(id(twice))
+
+
+def test_spectral_and_phase_losses():
+    """Losses users write: a power spectrum, a phase, a complex exponential."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(16)
+
+    def power(y):
+        return np.sum(np.abs(np.fft.rfft(y)) ** 2 * np.arange(9))
+
+    def rotation(y):
+        return np.sum(np.real(np.exp(1j * y) * np.conj(np.exp(0.5j * y[::-1]))))
+
+    for f in (power, rotation):
+        np.testing.assert_allclose(ad.gradient(f, x, backend=R), ad.gradient(f, x, backend=F), rtol=1e-10)
+    np.testing.assert_allclose(ad.gradient(rotation, x, backend=R), ad.gradient(rotation, x, backend=ad.FiniteDifferences()),
+                               rtol=1e-5, atol=1e-7)
+
+
+def test_python_complex_numbers():
+    def f(t):
+        z = complex(0.0, 1.0) * t[0] + t[1]
+        return abs(z * z) + (z ** 2).real
+
+    t = np.array([0.7, -0.4])
+    np.testing.assert_allclose(ad.gradient(f, t, backend=R), ad.gradient(f, t, backend=F), rtol=1e-12)
+
+
+def test_hessian_forward_over_reverse_with_complex_values_inside():
+    def f(y):
+        return np.sum(np.abs(np.fft.fft(y * y)) ** 2)
+
+    x = np.random.default_rng(5).standard_normal(6)
+    both = ad.HigherOrder(F, R)
+    np.testing.assert_allclose(ad.hessian(f, x, backend=both), ad.hessian(f, x), rtol=1e-9, atol=1e-9)
+
+
+def test_what_reverse_mode_refuses_is_named():
+    x = np.linspace(0.1, 0.9, 4)
+    with pytest.raises(ComplexValuesError, match="numpy.arcsinh"):
+        ad.gradient(lambda y: np.sum(np.real(np.arcsinh(1j * y))), x, backend=R)
+    with pytest.raises(ComplexValuesError, match="real inputs"):
+        ad.gradient(np.sum, x + 1j, backend=R)
+    with pytest.raises(ComplexValuesError, match="returned a complex value"):
+        ad.gradient(lambda y: np.sum(1j * y), x, backend=R)
+    with pytest.raises(ad.NoRuleError, match="irfft"):
+        ad.gradient(lambda y: np.sum(np.fft.irfft(y * 1j)), x, backend=R)
+    # the default backend falls back to forward mode, which differentiates them
+    np.testing.assert_allclose(ad.gradient(lambda y: np.sum(np.real(np.arcsinh(1j * y))), x), np.zeros(4),
+                               atol=1e-12)
+
+
+def test_forward_mode_power_of_a_negative_real_base_with_a_complex_exponent():
+    """d/dt (-0.5) ** (i t) uses the complex log of -0.5 (it was nan)."""
+    base = np.array([-0.5, 2.0, -3.0])
+    expected = np.real(np.log(base + 0j) * 1j * (base + 0j) ** 0.7j)
+    got = ad.jvp(lambda t: np.real(base ** (1j * t)), np.full(3, 0.7), np.ones(3))[1]
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    assert ad.derivative(lambda t: ((-0.5) ** (t * 1j)).real, 0.7) == pytest.approx(expected[0], rel=1e-12)
