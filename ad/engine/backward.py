@@ -27,7 +27,7 @@ from context.state import STATE, native_call_ex
 from context.tagging.values import primal
 
 from ..rules.pullbacks import run_pull
-from .traced import is_complex
+from .traced import COMPLEX_NODES, is_complex
 
 declare_engine_code(__file__)
 
@@ -45,14 +45,15 @@ def backward(top: Any, seed: Any, wanted: list) -> list:
     sums = set()  # nodes whose cotangent is a sum this pass made (an array only it holds)
     keep = {node.serial for node in wanted}
     heap = [(-top.serial, top)]
+    complex_run = COMPLEX_NODES[0] != 0  # (no complex value was ever recorded: every cotangent is real)
     while heap:
         _, node = heappop(heap)
         s = node.serial
         u = cotangents[s] if s in keep else cotangents.pop(s)
         for parent, pull in node.parents:
             g = run_pull(call, pull, u)
-            if parent.real and type(g) is not float and (type(g) is not np.ndarray or g.dtype.kind == "c") \
-                    and is_complex(primal(g)):
+            if complex_run and parent.real and type(g) is not float \
+                    and (type(g) is not np.ndarray or g.dtype.kind == "c") and is_complex(primal(g)):
                 g = call(np.real, (g,), _NO_KWARGS)  # a real value's cotangent is real (see traced.py)
             k = parent.serial
             previous = cotangents.get(k)

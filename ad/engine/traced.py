@@ -72,6 +72,9 @@ class ComplexValuesError(TypeError):
     input or result of the function, or a function whose reverse rule is not checked on complex values."""
 
 
+COMPLEX_NODES = [0]  # complex nodes made in this process: until there is one, no cotangent is complex
+
+
 def is_complex(value: Any) -> bool:
     """Whether ``value`` (a plain number or array, or a tuple or list of them) is complex."""
     kind = type(value)
@@ -96,6 +99,7 @@ def make_traced(value: Any, tag: Any, node: Node) -> Tagged:
         return TracedArray(value, tag, node)
     if is_complex(value):
         node.real = False
+        COMPLEX_NODES[0] += 1
     if type(value) is ndarray or (type(value) is not float and is_array(value)):
         return TracedArray(value, tag, node)
     return Traced(value, tag, node)
