@@ -58,7 +58,7 @@ OPERATORS = (
 LINEAR = (
     np.sum, np.mean, np.cumsum, np.dot, np.matmul, np.outer, np.reshape, np.transpose, np.ravel,
     np.concatenate, np.stack, np.flip, np.roll,
-    np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
+    np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
 )
 CHECKED = ELEMENTWISE + OPERATORS + LINEAR
 

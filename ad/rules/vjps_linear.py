@@ -156,14 +156,34 @@ def _rfft_adjoint(u, a, n=None, axis=-1, norm=None):
     return _fitted(np.fft.fft(_fitted(u, full), axis=axis, norm=norm), shape)
 
 
+def _irfft_adjoint(u, a, n=None, axis=-1, norm=None):
+    """``irfft`` extends its half spectrum to a Hermitian one and applies ``ifft``: with the pairing
+    ``Re(sum(u * t))``, its adjoint is ``ifft`` of the cotangent, cut to the half spectrum and weighted
+    by how often each entry appears in the full one (the first, and for even ``n`` the last, once;
+    the others twice), then fitted to the argument's length."""
+    shape = list(np.shape(primal(a)))
+    axis = axis % len(shape)
+    size = 2 * (shape[axis] - 1) if n is None else n
+    half = size // 2 + 1
+    weights = np.full(half, 2.0)
+    weights[0] = 1.0
+    if size % 2 == 0:
+        weights[-1] = 1.0
+    weights = np.reshape(weights, [half if k == axis else 1 for k in range(len(shape))])
+    cut = list(np.shape(primal(u)))
+    cut[axis] = half
+    return _fitted(_fitted(np.fft.ifft(u, axis=axis, norm=norm), cut) * weights, shape)
+
+
 for _name in ("fft", "ifft"):
     deflinear_vjp(getattr(np.fft, _name), _fft_adjoint(getattr(np.fft, _name), True))
 for _name in ("fft2", "ifft2", "fftn", "ifftn"):
     deflinear_vjp(getattr(np.fft, _name), _fft_adjoint(getattr(np.fft, _name), False))
 deflinear_vjp(np.fft.rfft, _rfft_adjoint)
+deflinear_vjp(np.fft.irfft, _irfft_adjoint)
 
 _TO_COMPLEX = ("rfft2", "rfftn", "ihfft")
-_FROM_COMPLEX = ("irfft", "irfft2", "irfftn", "hfft")
+_FROM_COMPLEX = ("irfft2", "irfftn", "hfft")
 
 
 def _refused(fn, why):
