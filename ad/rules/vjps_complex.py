@@ -48,7 +48,8 @@ defvjp(np.imag, imag_vjp)
 ELEMENTWISE = (
     np.add, np.subtract, np.multiply, np.divide, np.negative, np.positive, np.power, np.square,
     np.reciprocal, np.sqrt, np.exp, np.expm1, np.log, np.log1p, np.log2, np.log10,
-    np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh,
+    np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh, np.arcsin, np.arccos, np.arctan, np.arcsinh, np.arccosh,
+    np.arctanh, np.exp2, np.sinc, np.float_power,
     np.conjugate, np.real, np.imag, np.absolute,
 )
 OPERATORS = (
