@@ -5,7 +5,9 @@ The convention is JAX's (``engine/reverse.py``): a cotangent ``u`` pairs with a 
 as ``Re(sum(u * t))``. A holomorphic function's pullback is then its forward rule's factor
 times ``u``, as for real values, so the rules derived from forward rules hold as they are. The
 functions that are not holomorphic need their own: ``|z|`` (its pullback is ``u * conj(z) / |z|``,
-0 at 0), ``imag`` (``-1j * u``); ``real`` (``u``) and ``conj`` (``conj(u)``) already have them.
+0 at 0), ``imag`` (``-1j * u``), ``angle`` (``-1j * u * conj(z) / |z|^2``); ``real`` (``u``) and
+``conj`` (``conj(u)``) already have them. (``vdot``, ``linalg.norm``, ``hstack`` and ``vstack``
+fail the check today, so they are not listed.)
 
 ``tests/test_ad_reverse_complex.py`` checks every function listed in ``CHECKED`` with the
 dot-product test against forward mode, on complex arguments (and on real ones mixed with
@@ -41,16 +43,29 @@ def imag_vjp(u, ans, val):
     return as_arg(-1j * u, val) if np.iscomplexobj(primal(val)) else as_arg(0.0 * u, val)
 
 
+def angle_vjp(u, ans, z, deg=False):
+    """The pullback of ``angle(z)``: ``-1j * u * conj(z) / |z|^2`` for complex ``z`` (its tangent is
+    ``Im(conj(z) dz) / |z|^2``; 0 at 0), in degrees if asked; 0 for real ``z`` (piecewise constant)."""
+    if not np.iscomplexobj(primal(z)):
+        return as_arg(0.0 * u, z)
+    squared = np.real(z * np.conjugate(z))
+    zero = primal(squared) == 0
+    scale = 180.0 / np.pi if deg else 1.0
+    return as_arg(-1j * scale * u * np.where(zero, 0.0, np.conjugate(z) / np.where(zero, 1.0, squared)), z)
+
+
 for _fn in (np.absolute, builtins.abs, operator.abs):
     defvjp(_fn, abs_vjp)
 defvjp(np.imag, imag_vjp)
+defvjp(np.angle, angle_vjp)
 
+TRAPEZOID = getattr(np, "trapezoid", None) or np.trapz  # (NumPy 2 renamed it)
 ELEMENTWISE = (
     np.add, np.subtract, np.multiply, np.divide, np.negative, np.positive, np.power, np.square,
     np.reciprocal, np.sqrt, np.exp, np.expm1, np.log, np.log1p, np.log2, np.log10,
     np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh, np.arcsin, np.arccos, np.arctan, np.arcsinh, np.arccosh,
     np.arctanh, np.exp2, np.sinc, np.float_power,
-    np.conjugate, np.real, np.imag, np.absolute,
+    np.conjugate, np.real, np.imag, np.absolute, np.angle,
 )
 OPERATORS = (
     operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos, operator.pow, builtins.pow,
@@ -58,7 +73,9 @@ OPERATORS = (
 )
 LINEAR = (
     np.sum, np.mean, np.cumsum, np.dot, np.matmul, np.outer, np.reshape, np.transpose, np.ravel,
-    np.concatenate, np.stack, np.flip, np.roll,
+    np.concatenate, np.stack, np.flip, np.roll, np.squeeze, np.expand_dims, np.swapaxes, np.tile, np.repeat,
+    np.diff, np.trace, np.diag, np.einsum, np.tensordot, np.prod, np.cumprod, np.where, np.sort, TRAPEZOID,
+    np.linalg.inv, np.linalg.solve, np.linalg.det,
     np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
 )
 CHECKED = ELEMENTWISE + OPERATORS + LINEAR
