@@ -42,7 +42,9 @@ from . import reverse_buffers, reverse_writes
 from .buffers import REVERSE_VERSIONS
 from .dual_array import is_array
 from .forward import JVP_RULES, NOT_DIFFERENTIABLE, ON_DEFJVP, ZERO, NoRuleError
-from .traced import ComplexValuesError, Node, Traced, TracedArray, is_complex, make_traced  # noqa: F401  (defined there)
+from .traced import (  # noqa: F401  (defined there)
+    COMPLEX_NODES, ComplexValuesError, Node, Traced, TracedArray, is_complex, make_traced,
+)
 
 declare_engine_code(__file__)
 
@@ -57,6 +59,21 @@ class ReverseCtx(TaggingContext):
     implicit_handlers = reverse_writes.handlers()
     native_guard = reverse_writes.GUARD
     records_writes = True  # writes into arrays the tape saved are seen (reverse_writes)
+
+    @classmethod
+    def primitive(cls, fn: Callable[..., Any], argtypes: tuple[type, ...] | None = None) -> Callable[[Any], Any]:
+        """``Context.primitive``; a primitive that does not check complex values itself (one built by
+        ``vjp_primitive`` does) is wrapped so that a complex value it takes or makes is refused unless
+        ``fn`` is ``complex_checked``."""
+        register = super().primitive(fn, argtypes)
+
+        def decorator(impl):
+            if getattr(impl, "checks_complex", False):
+                return register(impl)
+            register(_complex_guarded(fn, impl))
+            return impl
+
+        return decorator
 
     @classmethod
     def no_rule_error(cls, fn: Callable[..., Any], ctx: Context) -> NoRuleError:
@@ -83,6 +100,34 @@ def _refuse_complex(fn):
         "reverse mode: %s got or made a complex value, and its reverse rule is not checked on complex "
         "values; use ad.ForwardMode() for this function" % name
     )
+
+
+def _complex_made(ctx, out):
+    """Whether ``out`` (a result, or a tuple or list of them) holds a value of ``ctx``'s run that is
+    complex or was made from a complex one."""
+    if isinstance(out, (tuple, list)) and not isinstance(out, Tagged):  # named tuples too (eigh's result)
+        return any(_complex_made(ctx, o) for o in out)
+    if isinstance(out, Tagged) and out.tag is ctx._tag and isinstance(out.meta, Node):
+        node = out.meta
+        return not node.real or any(not parent.real for parent, _ in node.parents)
+    return False
+
+
+def _complex_guarded(fn, impl):
+    """``impl`` refusing complex values for ``fn`` (see ``ReverseCtx.primitive``): checked on what it
+    returns, once a complex value was recorded in the process."""
+    native = getattr(impl, "native_primitive", False)
+
+    def guarded(ctx, /, *args, **kwargs):
+        out = impl(ctx, *args, **kwargs)
+        if COMPLEX_NODES[0] and id(fn) not in COMPLEX_CHECKED and _complex_made(ctx, out):
+            raise _refuse_complex(fn)
+        return out
+
+    guarded.__qualname__ = guarded.__name__ = getattr(impl, "__name__", "primitive")
+    if native:
+        guarded.native_primitive = True
+    return guarded
 
 
 def split(ctx, args):
@@ -241,6 +286,7 @@ def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
         return make_traced(ans, t, Node(tuple(parents)))
 
     primitive.__qualname__ = primitive.__name__ = "vjp rule of %s" % qualified_name(fn)
+    primitive.checks_complex = True  # (above, before the node is made)
     return primitive
 
 

@@ -150,7 +150,7 @@ def _order_statistic(fn, q=False, skip_nan=False):
             raise NoRuleError("%s with weights= or out= has no reverse-mode rule; leave them out" % name)
         given.update(a=a.value, overwrite_input=False)  # the input keeps its order: its cotangent follows it
         ans = enclosing_call(t, fn, (), given)
-        if np.result_type(primal(ans)).kind != "f":
+        if np.result_type(primal(ans)).kind not in "fc":
             return ans
         method = given.get("method", "linear")
         if q:

@@ -198,7 +198,7 @@ def _divmod(ctx, x, y):
     t = ctx._tag
     primals, nodes, found = split(ctx, (x, y))
     quotient, rest = enclosing_call(t, divmod, tuple(primals))
-    if not found or np.result_type(primal(rest)).kind != "f":
+    if not found or np.result_type(primal(rest)).kind not in "fc":
         return quotient, rest
     parents = []
     if nodes[0] is not None:

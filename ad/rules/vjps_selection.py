@@ -30,7 +30,7 @@ from .vjps_shapes import _mine, as_arg
 
 
 def _float(ans):
-    return np.result_type(primal(ans)).kind == "f"
+    return np.result_type(primal(ans)).kind in "fc"
 
 
 # ------------------------------------------------------------------ select

@@ -270,7 +270,7 @@ class _Shaped:
 
 
 def _piece(o, ctx, node, pull):
-    if node is None or np.result_type(primal(o)).kind != "f":
+    if node is None or np.result_type(primal(o)).kind not in "fc":
         return o
     return make_traced(o, ctx._tag, Node(((node, pull),)))
 
@@ -368,7 +368,7 @@ def _stacking(fn, reshape, axis_of):
             return enclosing_call(ctx._tag, fn, (tup,), kwargs)
         parts, found = _parts(ctx, tup)
         ans = enclosing_call(ctx._tag, fn, (parts,), kwargs)
-        if not found or np.result_type(primal(ans)).kind != "f":
+        if not found or np.result_type(primal(ans)).kind not in "fc":
             return ans
         if any(len(index) != 1 for index, _ in found):
             raise NoRuleError("numpy.%s of nested lists holding values being differentiated has no reverse-mode "
