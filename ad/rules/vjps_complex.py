@@ -6,8 +6,9 @@ as ``Re(sum(u * t))``. A holomorphic function's pullback is then its forward rul
 times ``u``, as for real values, so the rules derived from forward rules hold as they are. The
 functions that are not holomorphic need their own: ``|z|`` (its pullback is ``u * conj(z) / |z|``,
 0 at 0), ``imag`` (``-1j * u``), ``angle`` (``-1j * u * conj(z) / |z|^2``); ``real`` (``u``) and
-``conj`` (``conj(u)``) already have them. (``vdot`` and ``linalg.norm``
-fail the check today, so they are not listed.)
+``conj`` (``conj(u)``) already have them, as have ``vdot`` (``conj(u * b)`` and ``u * conj(a)``)
+and the vector norms (``u * conj(x) / |x|`` per element, scaled); a matrix norm other than
+Frobenius's refuses complex values in its rule.
 
 ``tests/test_ad_reverse_complex.py`` checks every function listed in ``CHECKED`` with the
 dot-product test against forward mode, on complex arguments (and on real ones mixed with
@@ -75,7 +76,7 @@ LINEAR = (
     np.sum, np.mean, np.cumsum, np.dot, np.matmul, np.outer, np.reshape, np.transpose, np.ravel,
     np.concatenate, np.stack, np.hstack, np.vstack, np.dstack, np.column_stack, np.array, np.flip, np.roll, np.squeeze, np.expand_dims, np.swapaxes, np.tile, np.repeat,
     np.diff, np.trace, np.diag, np.einsum, np.tensordot, np.prod, np.cumprod, np.where, np.sort, TRAPEZOID,
-    np.linalg.inv, np.linalg.solve, np.linalg.det,
+    np.linalg.inv, np.linalg.solve, np.linalg.det, np.vdot, np.linalg.norm,
     np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
 )
 CHECKED = ELEMENTWISE + OPERATORS + LINEAR

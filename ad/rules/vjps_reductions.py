@@ -43,7 +43,7 @@ from context.tagging.dispatch import qualified_name
 from context.tagging.values import primal
 
 from ..engine.forward import NOT_DIFFERENTIABLE, ForwardCtx, NoRuleError
-from ..engine.reverse import ReverseCtx, vjp_primitive
+from ..engine.reverse import ComplexValuesError, ReverseCtx, vjp_primitive
 from .arrays import _clipped
 from .products import _einsum_form, _explicit
 from .pullbacks import _detached, from_vjp, unbroadcast
@@ -259,23 +259,35 @@ def _average(ctx, a, axis=None, weights=None, returned=False, *, keepdims=_NoVal
 # ------------------------------------------------------------------ norms
 
 
+def _conjugate_sign(x):
+    """``conj(x) / |x|`` (0 at 0): what ``|x|`` sends back per unit of cotangent, for complex ``x``."""
+    magnitude = np.abs(x)
+    zero = primal(magnitude) == 0
+    return np.where(zero, 0.0, np.conjugate(x) / np.where(zero, 1.0, magnitude))
+
+
 def _norm_core(u, ans, x, ord, axes, matrix, keepdims):
     """The cotangent of ``x`` for the norm ``ans`` over ``axes`` (a matrix norm if ``matrix``)."""
     shape = _shape(x)
     kept = tuple(1 if i in axes else s for i, s in enumerate(shape))
     us = _spread(u, shape, axes)
     px = np.asarray(primal(x))
+    complex_x = np.iscomplexobj(px)
     if ord is None or ord in ("f", "fro") or (ord == 2 and not matrix):
-        return us * (x / np.reshape(ans, kept))
+        return us * ((np.conjugate(x) if complex_x else x) / np.reshape(ans, kept))
     if not matrix:
         if ord == 0:  # the count of nonzero entries
             return np.zeros(shape)
+        sign = _conjugate_sign(x) if complex_x else np.sign(x)
         if ord in (np.inf, -np.inf):
             mask, _ = _first(np.abs(px), axes, ord > 0)
-            return np.where(_from_end(mask, shape, axes), us * np.sign(x), 0.0)
+            return np.where(_from_end(mask, shape, axes), us * sign, 0.0)
         if ord == 1:
-            return us * np.sign(x)
-        return us * (np.abs(x) ** (ord - 1) * np.sign(x)) * np.reshape(ans, kept) ** (1 - ord)
+            return us * sign
+        return us * (np.abs(x) ** (ord - 1) * sign) * np.reshape(ans, kept) ** (1 - ord)
+    if complex_x:
+        raise ComplexValuesError("numpy.linalg.norm of a complex matrix with ord=%r has no reverse-mode rule checked "
+                                 "on complex values; use ad.ForwardMode()" % (ord,))
     if ord in (1, -1, np.inf, -np.inf):  # the extreme sum of |x| over one axis (first at a tie)
         summed, picked = (axes[0], axes[1]) if ord in (1, -1) else (axes[1], axes[0])
         sums = np.sum(np.abs(px), axis=summed, keepdims=True)
@@ -521,8 +533,14 @@ def _cross_x(j):
 
 
 def _vdot_x(j):
+    """``vdot(a, b) = sum(conj(a) * b)``: the cotangent of ``a`` is ``conj(u * b)``, of ``b`` ``u * conj(a)``
+    (conjugates only where a value is complex; see ``vjps_complex``)."""
     def vjp(u, ans, a, b):
-        return as_arg(u * np.ravel((b, a)[j]), (a, b)[j])
+        other = np.ravel((b, a)[j])
+        if j == 0:
+            cot = u * other
+            return as_arg(np.conjugate(cot) if np.iscomplexobj(primal(cot)) else cot, a)
+        return as_arg(u * (np.conjugate(other) if np.iscomplexobj(primal(other)) else other), b)
 
     return vjp
 
