@@ -418,7 +418,6 @@ def encode(items, code, stacksize, raw):
             raise Unsupported("item %r" % (item,))
     if active is not None:
         raise Unsupported("a try region is not closed")
-    count = len(ops)
     try:
         jumps = [(i, kind, label_at[id(target)]) for i, kind, target in jump_to]
         handlers = [label_at[id(tb.target)] for _, _, tb in regions]
