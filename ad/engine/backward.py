@@ -23,7 +23,6 @@ import numpy as np
 
 from context.resolve import declare_engine_code
 from context.state import STATE, native_call_ex
-
 from context.tagging.values import primal
 
 from ..rules.pullbacks import run_pull

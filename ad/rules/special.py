@@ -51,6 +51,14 @@ def dabs(g, x):
     return sign(x) * g
 
 
+def conjugate_sign(x):
+    """``conj(x) / |x|`` for complex ``x``, 0 at 0: the cotangent ``|x|`` sends back per unit of its
+    own (reverse mode's pairing ``Re(u t)``; see ``vjps_complex``)."""
+    magnitude = np.abs(x)
+    zero = primal(magnitude) == 0
+    return np.where(zero, 0.0, np.conjugate(x) / np.where(zero, 1.0, magnitude))
+
+
 def floor(x):
     """``math.floor`` of a number, ``np.floor`` of an array."""
     return np.floor(x) if isinstance(primal(x), np.ndarray) else math.floor(x)

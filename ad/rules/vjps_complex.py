@@ -26,7 +26,7 @@ import numpy as np
 from context.tagging.values import primal
 
 from ..engine.reverse import complex_checked, defvjp
-from .special import dabs
+from .special import conjugate_sign, dabs
 from .vjps_shapes import as_arg
 
 
@@ -35,8 +35,7 @@ def abs_vjp(u, ans, x):
     (0 where ``x`` is 0, as forward mode's tangent)."""
     if not np.iscomplexobj(primal(x)):
         return dabs(u, x)
-    zero = primal(ans) == 0
-    return as_arg(u * np.where(zero, 0.0, np.conjugate(x) / np.where(zero, 1.0, ans)), x)
+    return as_arg(u * conjugate_sign(x), x)
 
 
 def imag_vjp(u, ans, val):

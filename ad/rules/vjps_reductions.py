@@ -46,6 +46,7 @@ from ..engine.forward import NOT_DIFFERENTIABLE, ForwardCtx, NoRuleError
 from ..engine.reverse import ComplexValuesError, ReverseCtx, vjp_primitive
 from .arrays import _clipped
 from .products import _einsum_form, _explicit
+from .special import conjugate_sign
 from .pullbacks import _detached, from_vjp, unbroadcast
 from .vjps_decompositions import singular_value_norm_cotangent
 from .vjps_numeric import arrayed, defvjp_named, sum_to
@@ -259,13 +260,6 @@ def _average(ctx, a, axis=None, weights=None, returned=False, *, keepdims=_NoVal
 # ------------------------------------------------------------------ norms
 
 
-def _conjugate_sign(x):
-    """``conj(x) / |x|`` (0 at 0): what ``|x|`` sends back per unit of cotangent, for complex ``x``."""
-    magnitude = np.abs(x)
-    zero = primal(magnitude) == 0
-    return np.where(zero, 0.0, np.conjugate(x) / np.where(zero, 1.0, magnitude))
-
-
 def _norm_core(u, ans, x, ord, axes, matrix, keepdims):
     """The cotangent of ``x`` for the norm ``ans`` over ``axes`` (a matrix norm if ``matrix``)."""
     shape = _shape(x)
@@ -278,7 +272,7 @@ def _norm_core(u, ans, x, ord, axes, matrix, keepdims):
     if not matrix:
         if ord == 0:  # the count of nonzero entries
             return np.zeros(shape)
-        sign = _conjugate_sign(x) if complex_x else np.sign(x)
+        sign = conjugate_sign(x) if complex_x else np.sign(x)
         if ord in (np.inf, -np.inf):
             mask, _ = _first(np.abs(px), axes, ord > 0)
             return np.where(_from_end(mask, shape, axes), us * sign, 0.0)

@@ -284,7 +284,6 @@ class _Tables:
     """Constants, names and locals of the code being assembled, extended on demand."""
 
     def __init__(self, code):
-        self.code = code
         self.consts = list(code.co_consts)
         self.const_index = {}
         for i, c in enumerate(self.consts):
@@ -294,7 +293,6 @@ class _Tables:
         for i, name in enumerate(self.names):
             self.name_index.setdefault(name, i)
         cells, frees = _locals_lookup(code)
-        self.cells = cells
         self.free_index = {}
         for i, c in enumerate(cells):
             self.free_index.setdefault(("cell", c.name if isinstance(c, CellVar) else c), i)
