@@ -146,14 +146,6 @@ def test_the_seeds_buffer_examples():
     np.testing.assert_allclose(J.reshape(25, 25), np.eye(25) + np.kron(np.ones((5, 5)), np.eye(5)))
 
 
-def test_writes_nested_in_another_derivative_are_refused_clearly():
-    """Forward over reverse (ad.hessian with ReverseMode) would need both layers recorded."""
-    with pytest.raises(ad.NoRuleError, match="one derivative at a time.*ad.ForwardMode"):
-        ad.hessian(into_buffer, X, backend=R)
-    np.testing.assert_allclose(ad.hessian(into_buffer, X), ad.hessian(into_buffer, X, backend=ad.FiniteDifferences()),
-                               rtol=1e-4, atol=1e-5)
-
-
 def test_reverse_over_forward_reading_a_written_buffer_is_refused():
     def f(x):
         b = np.zeros(4)

@@ -13,6 +13,7 @@ any other value being differentiated.
 import numpy as np
 
 from context.resolve import declare_engine_code
+from context.state import STATE
 from context.tagging.arrays import per_buffer, root_of
 from context.tagging.values import Tagged, live, primal
 
@@ -40,6 +41,11 @@ def live_tags(a):
     return sorted(entries, key=lambda t: t.serial)
 
 
+def has_any_shadow():
+    """Whether any buffer holds tangents in shadow memory (cheap: most runs write none)."""
+    return bool(_shadows)
+
+
 def has_shadow(a):
     """Whether ndarray ``a`` shares memory that holds tangents of a live AD run."""
     root = root_of(a)
@@ -50,8 +56,16 @@ def has_shadow(a):
 
 
 def _refuse_reverse(root):
-    """Forward mode met a buffer that a live reverse-mode run wrote values being differentiated into."""
-    if any(not t.finished for t in REVERSE_VERSIONS[id(root)]):
+    """Forward mode met a buffer that a live reverse-mode run wrote values being differentiated into:
+    refused when the forward run is newer than that reverse run (nested in it: the reverse run's
+    tape would not see what the forward run computes from the buffer). An older forward run (a
+    Hessian forward over reverse) reads the buffer with the tangents it keeps itself."""
+    running = [t for t in REVERSE_VERSIONS[id(root)] if not t.finished]
+    if not running:
+        return
+    act = STATE.act
+    reader = getattr(act.ctx, "_tag", None) if act is not None else None
+    if reader is None or any(t.serial < reader.serial for t in running):
         raise TypeError(
             "a forward-mode derivative nested in a reverse-mode one used an array that the reverse-mode run "
             "wrote values being differentiated into; reverse mode records such writes for one derivative at "
@@ -119,6 +133,23 @@ def lift(a, below=None):
     return make_dual(lift(a, t), t, lift(shadow(a, t)))
 
 
+def snapshot(v, below=None):
+    """A copy of array ``v`` as it stands now, with the tangents live forward runs keep for it (its
+    shadow memory, or a ``DualArray``'s own): what reverse mode keeps of an array it saved before
+    the array is written into (see ``reverse_writes``). ``below`` as for ``lift``."""
+    if type(v) is ndarray:
+        tags = live_tags(v) if _shadows else ()
+        if below is not None:
+            tags = [t for t in tags if t.serial < below.serial]
+        if not tags:
+            return v.copy()
+        t = tags[-1]
+        return make_dual(snapshot(v, t), t, snapshot(shadow(v, t)))
+    if isinstance(v, Tagged) and not v.tag.finished:
+        return make_dual(snapshot(v.value, v.tag), v.tag, snapshot(v.meta))
+    return v
+
+
 def fit(g, target_ndim, n):
     """Tangent ``g`` (``n`` chunk axes) with unit axes after the chunk axes, to broadcast into a
     target of ``target_ndim`` axes (assignment aligns trailing axes; the chunk axis stays first)."""
@@ -177,6 +208,8 @@ def _refuse_reverse_value():
 
 
 def _zero(a, key, tags):
+    """Zero the tangents of ``a[key]`` for ``tags``; a shadow that holds tangents of its own (an older
+    derivative's, second order) has them zeroed too."""
     for t in tags:
         s = shadow(a, t)
-        s[lead_axes(s.ndim - a.ndim) + key_tuple(key)] = 0
+        write(s, lead_axes(s.ndim - a.ndim) + key_tuple(key), 0)

@@ -36,7 +36,7 @@ from context.resolve import declare_engine_code
 from context.tagging import Tagged, TaggingContext, dispatch, enclosing_call, native_primitive
 from context.state import call_under
 from context.tagging.dispatch import qualified_name
-from context.tagging.values import live
+from context.tagging.values import live, primal
 
 from . import reverse_buffers, reverse_writes
 from .buffers import REVERSE_VERSIONS
@@ -242,10 +242,11 @@ def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
                     "%s is not differentiable in argument %d, which carries a derivative; make it a constant"
                     % (qualified_name(fn), i + 1)
                 )
+        act = t.activation  # enclosing_call in line (this runs for every operation recorded)
+        parent = act.parent if act is not None else None
+        nested = parent is not None and parent.alive
         if mask is None:
-            act = t.activation  # enclosing_call in line (this runs for every operation recorded)
-            parent = act.parent if act is not None else None
-            if parent is None or not parent.alive:
+            if not nested:
                 ans = fn(*primals, **kwargs)
             else:
                 ans = call_under(parent, fn, tuple(primals), kwargs)
@@ -276,9 +277,14 @@ def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
             parents.append((node, pull))
         if not parents:
             return ans
-        saves = [a for a in primals if type(a) is ndarray]
-        if type(ans) is ndarray:
-            saves.append(ans)
+        if nested:  # arrays may carry the enclosing derivative's tangents: saved too
+            saves = [a for a in primals if type(a) is ndarray or type(primal(a)) is ndarray]
+            if type(ans) is ndarray or type(primal(ans)) is ndarray:
+                saves.append(ans)
+        else:
+            saves = [a for a in primals if type(a) is ndarray]
+            if type(ans) is ndarray:
+                saves.append(ans)
         if trimmed:
             saves = _kept(pulls, saves)
         if saves:

@@ -13,13 +13,18 @@ write read the version where it was written and keep their own derivative elsewh
 next used (``fresh``).
 
 Positions are found from a view's address and strides, as forward mode's shadow memory
-is; only buffers whose memory is one contiguous block can hold versions. One layer only:
-a write whose value or target is also being differentiated by another derivative
-(forward over reverse, reverse over reverse) is refused with ``NoRuleError``.
+is; only buffers whose memory is one contiguous block can hold versions.
+
+Under an enclosing forward-mode derivative (a Hessian forward over reverse), the values and
+arrays also carry its tangents: the write itself is then a call of that derivative (its shadow
+memory keeps the tangents written) and the version is recorded here as without it. A write
+whose value or target is also being recorded by another reverse-mode run, or carries the
+tangents of a forward derivative nested inside this run, is refused with ``NoRuleError``.
 """
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -27,7 +32,8 @@ import numpy as np
 from context.resolve import declare_engine_code
 from context.tagging import Tagged
 from context.tagging.arrays import per_buffer, root_of
-from context.tagging.values import live
+from context.state import STATE, call_under
+from context.tagging.values import live, primal
 
 from . import buffers
 from .forward import NoRuleError
@@ -116,16 +122,17 @@ def fresh(x: TracedArray) -> TracedArray:
     """``x``, or (part of its memory written since it was made) the same view reading its buffer's
     version where it was written and keeping its own derivative elsewhere."""
     p = x.value
-    if type(p) is not ndarray:
+    memory = p if type(p) is ndarray else primal(p)  # (an enclosing forward derivative's array)
+    if type(memory) is not ndarray:
         return x
-    root = root_of(p)
+    root = root_of(memory)
     entry = _entry(root, x.tag)
     if entry is None or entry[0].serial < x.meta.serial:
         return x
-    pos = positions(root, p)
+    pos = positions(root, memory)
     if entry[1] is not None and not entry[1][pos].any():
         return x
-    parent, mask = _read_parent(root, p, entry, pos)
+    parent, mask = _read_parent(root, memory, entry, pos)
     if mask is None or mask.all():
         return TracedArray(p, x.tag, Node((parent,)))
     return TracedArray(p, x.tag, Node((parent, (x.meta, Unwritten(mask)))))
@@ -143,8 +150,51 @@ def _key_positions(root, a, key):
     return positions(root, a)[key]
 
 
+def _reverse(t):
+    """Whether tag ``t`` is a reverse-mode run's (its context records writes)."""
+    return getattr(type(t.context), "records_writes", False)
+
+
+def _outer_ok(raw, t):
+    """Whether ``raw`` (a value written, or the array written into, without ``t``'s layer) carries
+    only derivatives of forward-mode runs older than ``t``: the enclosing forward derivative of a
+    Hessian forward over reverse, which keeps its own tangents of the write (shadow memory)."""
+    while isinstance(raw, Tagged):
+        u = raw.tag
+        if u.finished:
+            raw = raw.value
+            continue
+        if u.serial > t.serial or _reverse(u):
+            return False
+        raw = raw.value
+    return True
+
+
+def _shadowed(a, t):
+    """Whether plain buffer ``a`` holds tangents of a live forward-mode run (shadow memory), and they
+    are all older than ``t`` (None: some are newer, which no write of ``t``'s run may touch)."""
+    tags = buffers.live_tags(a)
+    if not tags:
+        return False
+    return None if tags[-1].serial > t.serial else True
+
+
+def _raw_write(a, key, raw, outer):
+    """``a[key] = raw`` without reverse mode's layer; with ``outer`` (an enclosing forward derivative
+    holds part of it), done as a call of the enclosing context, which keeps its tangents."""
+    if outer:
+        act = STATE.act
+        call_under(act.parent if act is not None else None, operator.setitem, (a, key, raw), {})
+    else:
+        a[key] = raw
+
+
 def assign(target: Any, key: Any, value: Any) -> None:
-    """``target[key] = value`` in a reverse-mode run: ``target`` a plain ndarray or a ``TracedArray``."""
+    """``target[key] = value`` in a reverse-mode run: ``target`` a plain ndarray or a ``TracedArray``.
+
+    Under an enclosing forward-mode derivative (a Hessian forward over reverse), the arrays and
+    values may carry its tangents too: the write itself is then done by that derivative (which
+    keeps the tangents written), and the version is recorded here as without it."""
     target = live(target)
     if type(value) is ndarray and has_version(value):
         value = lift(value)
@@ -152,39 +202,46 @@ def assign(target: Any, key: Any, value: Any) -> None:
         value = fresh(value)
     if isinstance(target, TracedArray):
         t = target.tag
-        if isinstance(value, Tagged) and value.tag is not t:
+        if isinstance(value, Tagged) and value.tag is not t and value.tag.serial > t.serial:
             raise NoRuleError(_NESTED)
         a = target.value
-        if type(a) is not ndarray:
+        if not _outer_ok(a, t):
             raise NoRuleError(_NESTED)
         owned = True
     elif type(target) is ndarray:
         a = target
         entries = _VERSIONS.get(id(root_of(a)))
-        if not isinstance(value, Tagged):
-            a[key] = value
+        if not (isinstance(value, Tagged) and _reverse(value.tag)):
+            # a constant for reverse mode (an enclosing forward derivative's value at most)
+            outer = isinstance(value, Tagged) or (buffers.has_any_shadow() and bool(buffers.live_tags(a)))
+            _raw_write(a, key, value, outer)
             if entries:  # a constant over part of a buffer with versions: that part's derivative is zero now
                 _clear(a, key, entries)
             return
         t = value.tag
-        if buffers.live_tags(a) or (entries and any(u is not t for u in entries if not u.finished)):
+        if entries and any(u is not t for u in entries if not u.finished):
             raise NoRuleError(_NESTED)
         owned = False
     else:
         target[key] = value
         return
     mine = isinstance(value, Tagged) and value.tag is t
-    if mine and (isinstance(value.value, Tagged) or not isinstance(value.meta, Node)):
+    raw = value.value if mine else value
+    if mine and not isinstance(value.meta, Node) or not _outer_ok(raw, t):
         raise NoRuleError(_NESTED)
-    root = root_of(a)
+    memory = primal(a)
+    shadowed = type(a) is ndarray and buffers.has_any_shadow() and _shadowed(a, t)
+    if shadowed is None:
+        raise NoRuleError(_NESTED)
+    root = root_of(memory)
     _check_block(root)
-    if a.dtype.kind not in "fc":
+    if memory.dtype.kind not in "fc":
         raise TypeError(
             "writing a value being differentiated into an array of dtype %s would drop its derivative; "
-            "only float arrays can hold one (make the buffer with dtype=float)" % a.dtype
+            "only float arrays can hold one (make the buffer with dtype=float)" % memory.dtype
         )
-    pos = _key_positions(root, a, key)
-    a[key] = value.value if mine else value
+    pos = _key_positions(root, memory, key)
+    _raw_write(a, key, raw, shadowed or a is not memory or isinstance(raw, Tagged))
     entry = _entry(root, t)
     if entry is None:
         previous, written = None, (np.zeros(root.size, dtype=bool) if owned else None)
@@ -192,7 +249,7 @@ def assign(target: Any, key: Any, value: Any) -> None:
         previous, written = entry
     parents = [] if previous is None else [(previous, Overwritten(pos))]
     if mine:
-        parents.append((value.meta, Written(pos, value.value)))
+        parents.append((value.meta, Written(pos, raw)))
     if written is not None:
         written[pos] = True
     _set(root, t, Node(tuple(parents)), written)

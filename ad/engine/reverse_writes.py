@@ -21,6 +21,7 @@ from context.resolve import declare_engine_code
 from context.rewrite.operators import BINARY_OPS
 from context.state import STATE
 from context.tagging import Tagged
+from context.tagging.values import primal
 
 from . import reverse_buffers
 from .handlers import build
@@ -66,6 +67,8 @@ def save_all(ctx, pulls, arrays) -> None:
 
 def _enter(saved, pulls, arrays):
     for a in arrays:
+        if type(a) is not ndarray:
+            a = primal(a)  # an array carrying an enclosing forward derivative's tangent
         if type(a) is ndarray:
             r = a if a.base is None else root_of(a)
             entry = saved.get(id(r))
@@ -97,9 +100,12 @@ def forget(ctx) -> None:
 
 
 def before_write(ctx, a) -> None:
-    """``a`` (an ndarray) is about to change: the pullbacks that saved its memory keep copies."""
+    """``a`` (an ndarray, or one carrying an enclosing forward derivative's tangent) is about to
+    change: the pullbacks that saved its memory keep copies."""
     if type(a) is not ndarray:
-        return
+        a = primal(a)
+        if type(a) is not ndarray:
+            return
     d = ctx.__dict__
     if "_saved" not in d and "_pending_saves" not in d:
         return

@@ -32,7 +32,13 @@ def _getitem(primals, tangents):
     g, dkey = tangents
     if dkey is not None:
         raise NoRuleError("an array index carries a derivative: indices must be constants (use int(i))")
-    return x[key], g[lead_axes(lead(g, x)) + _key_tuple(key)]
+    n = lead(g, x)
+    t = g[lead_axes(n) + _key_tuple(key)]
+    if n and (t.ndim if type(t) is np.ndarray else np.ndim(t)) == n:
+        # the value read is one element, a copy; with directions first, its tangent would be a view of
+        # g's memory, changed by a later write into the array (its shadow memory): copied too
+        t = t.copy()
+    return x[key], t
 
 
 @ForwardCtx.primitive(operator.setitem)

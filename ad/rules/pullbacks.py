@@ -17,19 +17,23 @@ import numpy as np
 
 from context.tagging.values import primal
 
+from ..engine.buffers import snapshot
 from ..engine.broadcast_sums import number as _number, unbroadcast  # noqa: F401  (re-exported)
 
 
 
 def _detached(values, root):
+    """``values`` with the arrays of memory block ``root`` (plain, or carrying an enclosing forward
+    derivative's tangents) replaced by copies of them as they stand now."""
     out = list(values)
     for i, v in enumerate(out):
-        if type(v) is np.ndarray:
-            r = v
+        m = v if type(v) is np.ndarray else primal(v)
+        if type(m) is np.ndarray:
+            r = m
             while isinstance(r.base, np.ndarray):
                 r = r.base
             if r is root:
-                out[i] = v.copy()
+                out[i] = snapshot(v)
     return out
 
 

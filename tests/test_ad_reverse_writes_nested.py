@@ -1,0 +1,107 @@
+"""Writes into arrays under two derivatives at once: Hessians and Hessian-vector products forward
+over reverse of code that writes (every case of ``test_ad_reverse_writes``), against forward
+over forward and finite differences; what stays refused; and two forward-mode faults of reads
+followed by writes, found on the way (each once gave a wrong number)."""
+
+import numpy as np
+import pytest
+
+import ad
+from ad.engine import buffers
+from .test_ad_reverse_writes import CASES, OUTSIDE, X, into_buffer
+
+R = ad.ReverseMode()
+FOR = ad.HigherOrder(ad.ForwardMode(), R)
+
+
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+def test_hessians_forward_over_reverse_of_code_that_writes(f):
+    H = ad.hessian(f, X, backend=R)
+    np.testing.assert_allclose(H, ad.hessian(f, X), rtol=1e-12, atol=1e-13)
+    fd = ad.hessian(f, X, backend=ad.FiniteDifferences())
+    np.testing.assert_allclose(H, fd, rtol=1e-4, atol=1e-4)
+    v = np.array([0.5, -1.0, 2.0, 0.25])
+    np.testing.assert_allclose(ad.hvp(f, X, v, backend=FOR), H @ v, rtol=1e-12, atol=1e-13)
+
+
+def test_reads_then_writes_of_the_same_elements():
+    """A value read from a buffer, then its element overwritten: the value keeps its own tangent
+    (of both derivatives), and the pullbacks that saved the buffer keep what they saw."""
+
+    def f(x):
+        b = np.zeros(4)
+        b[:] = x ** 2
+        b[2] = b[2] * b[0]  # reads, then overwrites one of them
+        v = b[1:3]  # a view made before the next write: it sees it
+        b[1] = np.sin(b[3])
+        return np.sum(v * x[:2]) + b[2] ** 2
+
+    np.testing.assert_allclose(ad.hessian(f, X, backend=R), ad.hessian(f, X), rtol=1e-12, atol=1e-13)
+
+
+def test_the_seeds_buffer_pattern_forward_over_reverse():
+    from buffers import RANDMAT, STO, claytonsample
+
+    d2 = ad.derivative(lambda tau: ad.derivative(lambda s: claytonsample(STO, s, 1.5), tau, backend=R), 0.3)
+    fresh = lambda s: claytonsample(np.empty_like(RANDMAT), s, 1.5)
+    np.testing.assert_allclose(d2, ad.derivative(lambda tau: ad.derivative(fresh, tau), 0.3), rtol=1e-10)
+
+
+def test_no_versions_or_shadows_are_left():
+    ad.hessian(into_buffer, X, backend=R)
+    ad.hessian(CASES[2], X, backend=R)  # writes into a buffer made outside
+    assert id(OUTSIDE) not in buffers.REVERSE_VERSIONS
+    assert not buffers.live_tags(OUTSIDE) and type(OUTSIDE) is np.ndarray
+
+
+def test_reverse_over_reverse_writes_are_refused_clearly():
+    def f(x):
+        b = np.zeros(4)
+        b[:] = x * x
+        return np.sum(b)
+
+    inner = lambda y: ad.gradient(f, y, backend=R)
+    with pytest.raises(ad.NoRuleError, match="one derivative at a time"):
+        ad.jacobian(inner, X, backend=R)
+
+
+def test_a_write_in_a_forward_derivative_nested_in_the_recorded_run_is_refused():
+    def f(x):
+        b = np.zeros(4)
+
+        def g(t):
+            b[:] = x * t  # both derivatives' values, written inside the inner one
+            return np.sum(b)
+
+        return ad.derivative(g, 1.0)
+
+    with pytest.raises((ad.NoRuleError, TypeError), match="one derivative at a time"):
+        ad.gradient(f, X, backend=R)
+
+
+# Forward mode: a read's tangent is a copy where the value is (found with the cases above).
+
+
+def test_a_scalar_read_keeps_its_tangent_when_the_element_is_overwritten():
+    def f(x):
+        b = np.zeros(4)
+        b[:] = x ** 2
+        v = b[2]  # a copy; with several directions at once its tangent was a view of the buffer's
+        b[:] = 0.0
+        return v * 2
+
+    np.testing.assert_allclose(ad.gradient(f, X), [0.0, 0.0, 4 * X[2], 0.0])  # chunked directions
+    np.testing.assert_allclose(ad.jvp(f, X, np.ones(4))[1], 4 * X[2])
+
+
+def test_a_constant_written_over_a_view_clears_second_order_tangents_too():
+    def f(x):
+        b = np.zeros(4)
+        b[:] = x ** 2
+        v = b[2:3]  # a view: it sees the write below, a constant
+        b[2] = 5.0
+        return np.sum(v * v)
+
+    assert f(X) == 25.0
+    np.testing.assert_array_equal(ad.hessian(f, X), np.zeros((4, 4)))
+    np.testing.assert_array_equal(ad.hessian(f, X, backend=R), np.zeros((4, 4)))
