@@ -97,8 +97,40 @@ def constant_over_derivative(x):
     return np.sum(b * b)
 
 
+def element_reads(x):
+    b = np.zeros(6)
+    for i in range(4):
+        b[i + 1] = b[i] * 0.5 + x[i]  # reads what the step before wrote
+    b[-1] = b[-2] * b[1]  # negative indices
+    s = b[::2]  # a strided view
+    return np.sum(s * s) + b[np.int64(3)]
+
+
+def matrix_elements(x):
+    A = np.zeros((3, 3))
+    for i in range(3):
+        A[i, i] = x[i]
+        A[i, (i + 1) % 3] = A[i, i] * x[3]
+    return np.sum(A @ A) + A[2, 0] + A[0, 1] * A[1, 2] + np.sum(A[1])
+
+
+def broadcast_read(x):
+    b = np.zeros(4)
+    b[:] = x
+    w = np.broadcast_to(b[:2], (3, 2))  # sees each element three times
+    return np.sum(w * b[2]) + np.sum(b[[0, 0, 3]] ** 2)  # a fancy key reads an element twice
+
+
+def computed_loop(x):
+    y = np.exp(x)  # an array computed in the run, then written element by element
+    for i in range(1, 4):
+        y[i] = y[i - 1] * 0.5 + y[i] * x[0]  # one element written before, one not
+    return np.sum(y[1:3] * y[::3]) + y[-1]  # a mixed key: the general path
+
+
 CASES = [into_buffer, augmented_slice, outside_buffer, scalar_loop, recurrence, copyto_where, ufunc_out,
-         safe_division, stale_view, two_dimensional, constant_over_derivative]
+         safe_division, stale_view, two_dimensional, constant_over_derivative, element_reads, matrix_elements,
+         broadcast_read, computed_loop]
 
 
 @pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
@@ -107,6 +139,33 @@ def test_gradients_of_code_that_writes(f):
     np.testing.assert_allclose(g, ad.gradient(f, X), rtol=1e-12, atol=1e-14)
     fd = ad.gradient(f, X, backend=ad.FiniteDifferences())
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+
+
+def test_a_loop_over_elements_costs_elements_on_the_way_back(monkeypatch):
+    """Each read of one element (of the input or of the buffer) sends back one element, added in place
+    into the cotangent of what was read, and each write clears its element in place: no array of
+    the input's or the buffer's size per step."""
+    from ad.rules import buffer_pullbacks as bp
+    from ad.rules import sparse_cotangents as sc
+
+    made = []
+    for cls, name in ((sc.MemoryScatter, "dense"), (sc.IndexScatter, "dense"), (bp.Overwritten, "__call__"),
+                      (bp.Read, "__call__")):
+        original = getattr(cls, name)
+        monkeypatch.setattr(cls, name, lambda self, *a, _o=original, _n=cls.__name__: made.append(_n) or _o(self, *a))
+    x = np.random.default_rng(0).uniform(-1, 1, 200)
+
+    def computed(x):  # the same loop over an array computed in the run
+        y = x * 1.0
+        for i in range(1, len(x)):
+            y[i] = np.tanh(y[i - 1]) + y[i]
+        return y @ y
+
+    for f in (recurrence, computed):
+        made.clear()
+        g = ad.gradient(f, x, backend=R)
+        np.testing.assert_allclose(g, ad.gradient(f, x), rtol=1e-12)
+        assert len(made) <= 4, (f.__name__, made)  # a few nodes that only reads sent cotangents to (x, the last versions): not 200
 
 
 def test_a_buffer_made_outside_is_reused_across_calls_and_left_plain():

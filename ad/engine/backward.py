@@ -25,7 +25,10 @@ from context.resolve import declare_engine_code
 from context.state import STATE, native_call_ex
 from context.tagging.values import primal
 
-from ..rules.pullbacks import run_pull
+from ..rules.buffer_pullbacks import Overwritten, Read
+from ..rules.pullbacks import _FromVjp, run_pull
+from ..rules.sparse_cotangents import SPARSE, IndexScatter, getitem_vjp
+from ..rules.sparse_cotangents import add as sparse_add
 from .traced import COMPLEX_NODES, is_complex
 
 declare_engine_code(__file__)
@@ -41,16 +44,35 @@ def backward(top: Any, seed: Any, wanted: list) -> list:
     call = STATE.call_ex
     plain = call is native_call_ex  # no enclosing derivative: sums may be made in place
     cotangents = {top.serial: seed}
-    sums = set()  # nodes whose cotangent is a sum this pass made (an array only it holds)
+    sums = set()  # nodes whose cotangent is an array this pass made (only it holds it)
     keep = {node.serial for node in wanted}
     heap = [(-top.serial, top)]
     complex_run = COMPLEX_NODES[0] != 0  # (no complex value was ever recorded: every cotangent is real)
+    scatter = plain  # real reads send only the elements read (``sparse_cotangents``)
     while heap:
         _, node = heappop(heap)
         s = node.serial
         u = cotangents[s] if s in keep else cotangents.pop(s)
-        for parent, pull in node.parents:
-            g = run_pull(call, pull, u)
+        if type(u) in SPARSE:  # only reads sent cotangents to this node
+            u = u.dense()
+            sums.add(s)
+            if s in keep:
+                cotangents[s] = u
+        mine = scatter and s in sums and s not in keep
+        parents = node.parents
+        for parent, pull in parents:
+            made = False  # whether g is an array this pass made
+            kind = type(pull)
+            if scatter and kind is Read and _real(u):
+                g = pull.scatter(u)
+            elif scatter and kind is _FromVjp and pull.vjp is getitem_vjp and _real(u):
+                g = IndexScatter(pull.primals[1], u, np.shape(primal(pull.primals[0])))
+            elif scatter and kind is Overwritten:
+                # the last use of u (the value written comes first): cleared in place if only this pass holds it
+                g = pull.in_place(u) if mine and pull is parents[-1][1] else pull(u)
+                made = True
+            else:
+                g = run_pull(call, pull, u)
             if complex_run and parent.real and type(g) is not float \
                     and (type(g) is not np.ndarray or g.dtype.kind == "c") and is_complex(primal(g)):
                 g = call(np.real, (g,), _NO_KWARGS)  # a real value's cotangent is real (see traced.py)
@@ -59,9 +81,14 @@ def backward(top: Any, seed: Any, wanted: list) -> list:
             if previous is None:
                 cotangents[k] = g
                 heappush(heap, (-k, parent))
+                if made:
+                    sums.add(k)
             elif not plain:  # (an enclosing derivative may keep a cotangent's derivative beside a plain
                 # buffer: the sum is a call of the context too, which sees it)
                 cotangents[k] = call(add, (previous, g), _NO_KWARGS)
+            elif type(g) in SPARSE or type(previous) in SPARSE:
+                cotangents[k] = sparse_add(previous, g, k in sums, made)
+                sums.add(k)
             elif k in sums and type(g) is np.ndarray and g.shape == previous.shape and g.dtype == previous.dtype:
                 np.add(previous, g, out=previous)
             else:
@@ -69,4 +96,10 @@ def backward(top: Any, seed: Any, wanted: list) -> list:
                 cotangents[k] = total
                 if type(total) is np.ndarray and total.ndim:
                     sums.add(k)
-    return [cotangents.get(node.serial) for node in wanted]
+    got = [cotangents.get(node.serial) for node in wanted]
+    return [g.dense() if type(g) in SPARSE else g for g in got]
+
+
+def _real(u):
+    kind = type(u)
+    return kind is float or ((kind is np.ndarray or kind is np.float64) and u.dtype.kind == "f")

@@ -27,7 +27,8 @@ _shadows = {}  # id(root buffer) -> {tag: (flat shadow memory, chunk shape)}
 REVERSE_VERSIONS = {}  # id(root buffer) -> {tag: tape node}: reverse mode's buffers (``reverse_buffers``)
 
 
-def _address(a):
+def address(a):
+    """The address of ``a``'s first element."""
     return a.__array_interface__["data"][0]
 
 
@@ -82,7 +83,7 @@ def mirror(flat, chunk, root, a):
             "a view of a buffer with another dtype (%s of %s) cannot carry derivatives; "
             "copy it first with .astype()" % (a.dtype, root.dtype)
         )
-    offset = (_address(a) - _address(root)) // size
+    offset = (address(a) - address(root)) // size
     width = flat.itemsize
     strides = flat.strides[:-1] + tuple(s // size * width for s in a.strides)
     # an ndarray over flat's memory: its base is flat, so views of views find the same shadow root

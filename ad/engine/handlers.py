@@ -51,7 +51,8 @@ def handler(a, b):
 _VIEW_METHODS = frozenset({"reshape", "ravel", "transpose", "swapaxes", "squeeze"})  # a view when NumPy can
 
 
-def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=False):
+def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=False, read=None,
+          read_tagged=None):
     """``(handlers, guard)`` for an AD context whose plain buffers may stand for values being
     differentiated: ``has_shadow(a)`` tells which, ``lift(a)`` gives the ``DualArray`` one
     stands for, ``assign(target, key, value)`` writes into one (forward mode's shadow
@@ -60,7 +61,9 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
     ``lift_if(a)``, where given, is ``lift(a)`` for such a buffer and ``a`` itself for any
     other, in one look (the operators then call it alone). With ``views_free``, a view of
     such a buffer needs no rule (what it stands for is found from its memory, as sparsity
-    detection's store does): ``a.reshape(...)`` and the like return NumPy's own view."""
+    detection's store does): ``a.reshape(...)`` and the like return NumPy's own view. ``read(a, key)``,
+    where given, is ``a[key]`` for such a buffer (else the rule of ``getitem`` on ``lift(a)``);
+    ``read_tagged(x, key)``, where given, is ``x[key]`` for a tagged ``x``, or None for the rule's."""
 
     def getitem(obj, key):
         """``obj[key]``."""
@@ -69,12 +72,16 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
             return obj[key]
         if kind is ndarray:
             if has_shadow(obj):
-                return dispatch(operator.getitem, (lift(obj), key))
+                return dispatch(operator.getitem, (lift(obj), key)) if read is None else read(obj, key)
             if issubclass(type(key), Tagged):  # an index being differentiated: its rule says so
                 return dispatch(operator.getitem, (obj, key))
             return obj[key]
         tagged_key = issubclass(type(key), Tagged)
         if issubclass(kind, Tagged):
+            if read_tagged is not None:
+                got = read_tagged(obj, key)
+                if got is not None:
+                    return got
             return dispatch(operator.getitem, (obj, key))
         if tagged_key or (type(key) is tuple and _holds_tagged(key)):  # (the common keys pay two type checks)
             method = lookup_special(kind, "__getitem__")

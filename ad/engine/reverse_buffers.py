@@ -30,15 +30,17 @@ from typing import Any
 import numpy as np
 
 from context.resolve import declare_engine_code
-from context.tagging import Tagged
+from context.tagging import Tagged, dispatch
 from context.tagging.arrays import per_buffer, root_of
 from context.state import STATE, call_under
 from context.tagging.values import live, primal
 
 from . import buffers
 from .forward import NoRuleError
-from .traced import Node, TracedArray
+from .traced import Node, TracedArray, make_traced
 from ..rules.buffer_pullbacks import Overwritten, Read, Unwritten, Written
+from ..rules.pullbacks import _FromVjp
+from ..rules.sparse_cotangents import basic, getitem_vjp
 
 declare_engine_code(__file__)
 
@@ -53,8 +55,17 @@ _NESTED = (
 
 
 def positions(root: ndarray, a: ndarray) -> ndarray:
-    """The memory position (item index from the start of ``root``) of each element of view ``a``."""
-    return buffers.mirror(np.arange(root.size, dtype=np.intp), (), root, a).copy()
+    """The memory position (item index from the start of ``root``) of each element of view ``a``
+    (at a cost in ``a``'s size, not ``root``'s: a loop reading one element at a time stays linear)."""
+    size = root.itemsize
+    if a.dtype != root.dtype:
+        buffers.mirror(np.empty(0), (), root, a)  # (raises its error about views of another dtype)
+    pos = np.full(a.shape, (buffers.address(a) - buffers.address(root)) // size, dtype=np.intp)
+    ndim = a.ndim
+    for axis, (n, stride) in enumerate(zip(a.shape, a.strides)):
+        if n > 1:
+            pos += (np.arange(n, dtype=np.intp) * (stride // size)).reshape((n,) + (1,) * (ndim - axis - 1))
+    return pos
 
 
 def _check_block(root):
@@ -116,6 +127,55 @@ def lift(a: ndarray) -> Any:
     t = max(live_tags, key=lambda t: t.serial)
     parent, _ = _read_parent(root, a, entries[t])
     return TracedArray(a, t, Node((parent,)))
+
+
+def read(a: ndarray, key: Any) -> Any:
+    """``a[key]`` for plain buffer ``a`` holding versions, as the value it stands for. A basic key ties
+    only the elements read to the version (a loop reading one element at a time costs one element
+    per read, here and on the way back); other keys read the whole buffer first."""
+    root = root_of(a)
+    entries = _VERSIONS.get(id(root))
+    live_tags = [t for t in entries if not t.finished] if entries else ()
+    if not live_tags or not basic(key) or (buffers.has_any_shadow() and buffers.live_tags(a)):
+        # (an enclosing forward derivative's tangents are read with the buffer, as a call of it)
+        return dispatch(operator.getitem, (lift(a), key))
+    t = max(live_tags, key=lambda t: t.serial)
+    value = a[key]
+    if type(value) is ndarray:
+        view = value
+    else:  # one element: its position, from a view of it
+        view = a[(None,) + (key if type(key) is tuple else (key,))]
+    parent, _ = _read_parent(root, view, entries[t])
+    return make_traced(value, t, Node((parent,)))
+
+
+def read_traced(x: Any, key: Any) -> Any:
+    """``x[key]`` for a ``TracedArray`` of the running reverse-mode run that was written into since it
+    was made, when a basic key reads only elements written since (they come from the version) or
+    only elements not written (they keep ``x``'s own derivative): the elements read alone are tied
+    to the tape, so a loop reading one element at a time stays linear. None for the general path."""
+    p = x.value
+    if not _VERSIONS or type(p) is not ndarray or type(x) is not TracedArray or not basic(key):
+        return None
+    act = STATE.act
+    t = x.tag
+    if act is None or getattr(act.ctx, "_tag", None) is not t:
+        return None
+    root = root_of(p)
+    entry = _entry(root, t)
+    if entry is None or entry[1] is None or entry[0].serial < x.meta.serial:
+        return None  # (nothing written since x was made: the general path is as cheap)
+    value = p[key]
+    view = value if type(value) is ndarray else p[(None,) + (key if type(key) is tuple else (key,))]
+    pos = positions(root, view)
+    written = entry[1][pos]
+    if written.all():
+        parent, _ = _read_parent(root, view, (entry[0], None), pos)
+    elif not written.any():
+        parent = (x.meta, _FromVjp(getitem_vjp, value, (p, key), {}))
+    else:
+        return None
+    return make_traced(value, t, Node((parent,)))
 
 
 def fresh(x: TracedArray) -> TracedArray:
@@ -247,9 +307,10 @@ def assign(target: Any, key: Any, value: Any) -> None:
         previous, written = None, (np.zeros(root.size, dtype=bool) if owned else None)
     else:
         previous, written = entry
-    parents = [] if previous is None else [(previous, Overwritten(pos))]
-    if mine:
-        parents.append((value.meta, Written(pos, raw)))
+    # the value written first: the backward pass may then clear the positions written in place
+    parents = [(value.meta, Written(pos, raw))] if mine else []
+    if previous is not None:
+        parents.append((previous, Overwritten(pos)))
     if written is not None:
         written[pos] = True
     _set(root, t, Node(tuple(parents)), written)

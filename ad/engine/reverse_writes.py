@@ -150,7 +150,8 @@ def _cow(handler):
     return inplace
 
 
-HANDLERS, _BUFFER_GUARD = build(reverse_buffers.has_version, reverse_buffers.lift, assign)
+HANDLERS, _BUFFER_GUARD = build(reverse_buffers.has_version, reverse_buffers.lift, assign, read=reverse_buffers.read,
+                                read_tagged=reverse_buffers.read_traced)
 for _iop in BINARY_OPS[13:]:
     HANDLERS[_iop.__name__] = _cow(HANDLERS[_iop.__name__])
 

@@ -11,6 +11,7 @@ Rule code: the backward pass runs them under the context that encloses the deriv
 import numpy as np
 
 from .pullbacks import unbroadcast
+from .sparse_cotangents import MemoryScatter
 
 
 class Read:
@@ -23,6 +24,12 @@ class Read:
         # start: the first position when the view is one contiguous run of memory in order, else None
         self.positions, self.size, self.start, self.overlapping = positions, size, start, overlapping
         self.mask = mask
+
+    def scatter(self, u):
+        """``self(u)`` as a ``MemoryScatter`` (the backward pass adds it into the version's cotangent in place)."""
+        if self.mask is not None:
+            u = np.where(self.mask, u, 0.0)
+        return MemoryScatter(self, np.reshape(u, (-1,)))
 
     def __call__(self, u):
         if self.mask is not None:
@@ -49,6 +56,11 @@ class Overwritten:
         g = np.copy(u)
         g[self.positions] = 0.0
         return g
+
+    def in_place(self, u):
+        """``self(u)`` written into ``u`` (an array the backward pass alone holds, read by nothing after)."""
+        u[self.positions] = 0.0
+        return u
 
 
 class Written:

@@ -23,6 +23,7 @@ from ..engine import reverse_writes
 from ..engine.forward import NOT_DIFFERENTIABLE, NoRuleError
 from ..engine.reverse import Node, ReverseCtx, defvjp, make_traced, split
 from .pullbacks import unbroadcast
+from .sparse_cotangents import getitem_vjp
 
 
 def _shape(x):
@@ -37,13 +38,7 @@ def _zeros(x, like=None):
 # ------------------------------------------------------------------ indexing
 
 
-def _getitem_vjp(u, ans, x, key):
-    z = _zeros(x, u)
-    np.add.at(z, key, u)  # repeated indices (fancy keys) accumulate
-    return z
-
-
-defvjp(operator.getitem, _getitem_vjp, NOT_DIFFERENTIABLE)  # an index carrying a derivative: an error
+defvjp(operator.getitem, getitem_vjp, NOT_DIFFERENTIABLE)  # an index carrying a derivative: an error
 
 
 # ------------------------------------------------------------------ reductions
