@@ -19,10 +19,8 @@ for _module in ("scipy.special", "scipy.linalg", "scipy.signal"):  # their rules
 HELPERS = "a helper called only inside forward rules"
 COMPLEX = "its values are complex, which reverse mode refuses"
 REFUSED = "refused in forward mode too"
-WRITE = "a write into an array, which reverse mode refuses"
 
 FORWARD_ONLY = {
-    "ad.rules.indexing.scattered_sum": HELPERS,
     "ad.rules.layout._broadcast": HELPERS,
     "ad.rules.layout._selected": HELPERS,
     "ad.rules.number_types._replaced_nonfinite": HELPERS,
@@ -34,7 +32,6 @@ FORWARD_ONLY = {
     "numpy.linalg.eigvals": COMPLEX,
     "scipy.linalg._decomp.eig": COMPLEX,
     "scipy.linalg._decomp.eigvals": COMPLEX,
-    "ufunc.ufunc.at": WRITE,
     "scipy.linalg._basic.lstsq": REFUSED,
     "scipy.linalg._decomp.hessenberg": REFUSED,
     "scipy.linalg._decomp_cholesky.cho_solve_banded": REFUSED,

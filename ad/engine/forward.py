@@ -327,6 +327,8 @@ def _frule_primitive(fn, rule, sequences):
         for i in sequences:
             if i < len(args):
                 seq = args[i]
+                if type(seq) is np.ndarray and buffers.has_shadow(seq):  # its items: the values it stands for
+                    seq = buffers.lift(seq)
                 if numpy_function and type(seq) in (list, tuple):
                     seq = _arrays_of_nested(ctx, seq)
                 primals[i], tangents[i], inner = _split(ctx, seq)

@@ -52,7 +52,7 @@ _VIEW_METHODS = frozenset({"reshape", "ravel", "transpose", "swapaxes", "squeeze
 
 
 def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=False, read=None,
-          read_tagged=None):
+          read_tagged=None, held=None):
     """``(handlers, guard)`` for an AD context whose plain buffers may stand for values being
     differentiated: ``has_shadow(a)`` tells which, ``lift(a)`` gives the ``DualArray`` one
     stands for, ``assign(target, key, value)`` writes into one (forward mode's shadow
@@ -63,7 +63,9 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
     such a buffer needs no rule (what it stands for is found from its memory, as sparsity
     detection's store does): ``a.reshape(...)`` and the like return NumPy's own view. ``read(a, key)``,
     where given, is ``a[key]`` for such a buffer (else the rule of ``getitem`` on ``lift(a)``);
-    ``read_tagged(x, key)``, where given, is ``x[key]`` for a tagged ``x``, or None for the rule's."""
+    ``read_tagged(x, key)``, where given, is ``x[key]`` for a tagged ``x``, or None for the rule's.
+    ``held()``, where given, tells cheaply whether any buffer stands for such a value now (else the
+    lists and tuples natives receive are searched for such buffers whenever they get one)."""
 
     def getitem(obj, key):
         """``obj[key]``."""
@@ -137,6 +139,18 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
             a = lift(a)
         return -a
 
+    def _held_read(a, depth=2):
+        """``a``, or (a buffer standing for a value being differentiated, also in lists and tuples)
+        the ``DualArray`` it stands for."""
+        kind = type(a)
+        if kind is ndarray:
+            return lift(a) if has_shadow(a) else a
+        if (kind is list or kind is tuple) and depth:
+            items = [_held_read(e, depth - 1) for e in a]
+            if any(x is not y for x, y in zip(items, a)):
+                return kind(items)
+        return a
+
     def handlers():
         """The implicit handlers of the AD context."""
         table = {"getitem": getitem, "setitem": setitem, "iterable": iterable, "neg": neg}
@@ -171,6 +185,8 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
                 return method(lift(owner), *args, **kwargs)
             if any(type(a) is ndarray and has_shadow(a) for a in args):
                 args = tuple(lift(a) if type(a) is ndarray else a for a in args)
+            if (held is None or held()) and any(type(a) is list or type(a) is tuple for a in args):
+                args = tuple(_held_read(a) for a in args)  # sum([buf, buf]), math.fsum([buf[0], ...])
             result = NativeGuard.call(self, f, args, kwargs, run)
             if type(result) is ndarray and result.dtype == object and not self.transparent(f, owner):
                 if any(isinstance(e, Tagged) for e in result.flat):
@@ -185,4 +201,4 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
     return handlers(), ForwardGuard()
 
 
-HANDLERS, GUARD = build(buffers.has_shadow, buffers.lift, assign)
+HANDLERS, GUARD = build(buffers.has_shadow, buffers.lift, assign, held=buffers.has_any_shadow)

@@ -113,12 +113,33 @@ def _complex_made(ctx, out):
     return False
 
 
+def _buffers_read(a, depth=2):
+    """``a``, or (a plain buffer holding values of a reverse-mode run, also inside lists and tuples)
+    the ``TracedArray`` it stands for."""
+    kind = type(a)
+    if kind is ndarray:
+        return reverse_buffers.lift(a) if reverse_buffers.has_version(a) else a
+    if (kind is list or kind is tuple) and depth:
+        items = [_buffers_read(e, depth - 1) for e in a]
+        if any(x is not y for x, y in zip(items, a)):
+            return kind(items)
+    return a
+
+
 def _complex_guarded(fn, impl):
     """``impl`` refusing complex values for ``fn`` (see ``ReverseCtx.primitive``): checked on what it
-    returns, once a complex value was recorded in the process."""
+    returns, once a complex value was recorded in the process. Its arguments that are plain buffers
+    holding values being differentiated (also in lists and tuples, and but for ``out=``) reach it as
+    the ``TracedArray`` they stand for, unless it writes into its arguments itself
+    (``writes_arguments``: it handles such buffers)."""
     native = getattr(impl, "native_primitive", False)
+    lifts = not getattr(impl, "writes_arguments", False)
 
     def guarded(ctx, /, *args, **kwargs):
+        if REVERSE_VERSIONS and lifts:
+            args = tuple(_buffers_read(a) for a in args)
+            if kwargs:
+                kwargs = {k: v if k == "out" else _buffers_read(v) for k, v in kwargs.items()}
         out = impl(ctx, *args, **kwargs)
         if COMPLEX_NODES[0] and id(fn) not in COMPLEX_CHECKED and _complex_made(ctx, out):
             raise _refuse_complex(fn)

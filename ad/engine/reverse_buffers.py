@@ -84,6 +84,11 @@ def _entry(root, t):
     return entries.get(t) if entries else None
 
 
+def any_version() -> bool:
+    """Whether any buffer holds versions now (cheap: most runs write none)."""
+    return bool(_VERSIONS)
+
+
 def has_version(a: ndarray) -> bool:
     """Whether plain ndarray ``a``'s buffer holds values of a live reverse-mode run."""
     if not _VERSIONS:  # the common case, on every array operand of reverse-mode code: no buffer written

@@ -151,7 +151,7 @@ def _cow(handler):
 
 
 HANDLERS, _BUFFER_GUARD = build(reverse_buffers.has_version, reverse_buffers.lift, assign, read=reverse_buffers.read,
-                                read_tagged=reverse_buffers.read_traced)
+                                read_tagged=reverse_buffers.read_traced, held=reverse_buffers.any_version)
 for _iop in BINARY_OPS[13:]:
     HANDLERS[_iop.__name__] = _cow(HANDLERS[_iop.__name__])
 

@@ -1,5 +1,5 @@
 """Reverse-mode rules for choosing and assembling values: ``np.select``, ``np.piecewise``,
-``np.block``; and the masked writes ``np.copyto``, ``np.putmask``, ``np.place``.
+``np.block``; and the writes ``np.copyto``, ``np.putmask``, ``np.place``, ``np.add.at``, ``np.subtract.at``.
 
 Conventions are the forward rules' (``layout.py``, ``indexing.py``): ``select`` sends each
 element's cotangent to the choice the first true condition picks (to ``default`` where none
@@ -20,9 +20,10 @@ from context.tagging import Tagged, dispatch, enclosing_call, native_primitive
 from context.tagging.dispatch import qualified_name
 from context.tagging.values import primal
 
-from ..engine import reverse_writes
-from ..engine.forward import NoRuleError
-from ..engine.reverse import Node, ReverseCtx, make_traced, split
+from ..engine import reverse_buffers, reverse_writes
+from ..engine.forward import NOT_DIFFERENTIABLE, NoRuleError
+from ..engine.reverse import Node, ReverseCtx, defvjp, make_traced, split
+from .indexing import scattered_sum
 from .pullbacks import unbroadcast
 from .vjps_numeric import arrayed
 from .vjps_scalars import _Pull
@@ -149,6 +150,12 @@ def _block(ctx, arrays):
 # ------------------------------------------------------------------ writes
 
 
+def _versioned(a):
+    """Whether ``a`` is a plain buffer holding values being differentiated (a write of constants into
+    it changes their derivatives: it is recorded too)."""
+    return type(a) is np.ndarray and reverse_buffers.has_version(a)
+
+
 def _masked_write(fn, names, cycled_by_position):
     """``np.putmask(a, mask, values)`` and ``np.place(arr, mask, vals)``: a write of the chosen values
     at the mask's positions, recorded as ``a[positions] = chosen`` (``reverse_writes.assign``), the
@@ -166,7 +173,7 @@ def _masked_write(fn, names, cycled_by_position):
         if len(bound) != 3:
             raise TypeError("%s takes 3 arguments (%s)" % (qualified_name(fn), ", ".join(names)))
         target, mask, values = (bound[n] for n in names)
-        if not (_mine(ctx, target) or _mine(ctx, values)):
+        if not (_mine(ctx, target) or _mine(ctx, values) or _versioned(target)):
             reverse_writes.before_write(ctx, primal(target))  # constants: the tape's saved arrays keep their values
             return enclosing_call(ctx._tag, fn, (primal(target), mask, values), {})
         if _mine(ctx, mask):
@@ -185,6 +192,7 @@ def _masked_write(fn, names, cycled_by_position):
         reverse_writes.assign(target, np.unravel_index(chosen, shape), picked)
         return None
 
+    primitive.writes_arguments = True
     return primitive
 
 
@@ -195,11 +203,50 @@ _masked_write(np.place, ("arr", "mask", "vals"), cycled_by_position=False)
 @ReverseCtx.primitive(np.copyto)
 @native_primitive
 def _copyto(ctx, dst, src, casting="same_kind", where=True):
-    if not (_mine(ctx, dst) or _mine(ctx, src)):
+    if not (_mine(ctx, dst) or _mine(ctx, src) or _versioned(dst)):
         reverse_writes.before_write(ctx, dst)  # constants: the tape's saved arrays keep their values
         return enclosing_call(ctx._tag, np.copyto, (dst, src), {"casting": casting, "where": where})
     if _mine(ctx, where):
         raise NoRuleError("np.copyto: the where= mask carries a derivative; it must be a constant")
-    if where is not True:
-        src = dispatch(np.where, (where, src, dst))  # elements left out keep dst's values and derivatives
+    if where is not True:  # elements left out keep dst's values and derivatives
+        src = dispatch(np.where, (where, src, reverse_buffers.lift(dst) if _versioned(dst) else dst))
     reverse_writes.assign(dst, Ellipsis, src)
+
+
+_copyto.writes_arguments = True
+
+
+def _scattered_vjp(u, ans, shape, dtype, indices, b):
+    return unbroadcast(u[indices], b)  # repeated indices: each gets its own copy of the element's cotangent
+
+
+defvjp(scattered_sum, None, None, NOT_DIFFERENTIABLE, _scattered_vjp)
+
+
+@ReverseCtx.primitive(np.ufunc.at)
+@native_primitive
+def _ufunc_at(ctx, ufunc, a, indices, b=None):
+    """``np.add.at(a, indices, b)`` and ``np.subtract.at``: recorded as ``a[...] = a + delta``, ``delta``
+    the scattered sum of ``b`` (finite-element assembly); other ufuncs' ``at`` raise NoRuleError."""
+    name = "np.%s.at" % getattr(ufunc, "__name__", "ufunc")
+    if not (_mine(ctx, a) or _mine(ctx, b) or _versioned(a)):
+        reverse_writes.before_write(ctx, primal(a))  # constants: the tape's saved arrays keep their values
+        rest = () if b is None else (b,)
+        return enclosing_call(ctx._tag, ufunc.at, (primal(a), indices) + rest, {})
+    if ufunc is not np.add and ufunc is not np.subtract:
+        raise NoRuleError("%s has no reverse-mode rule (only np.add.at and np.subtract.at have one); write the "
+                          "accumulation with np.add.at, or use ad.ForwardMode()" % name)
+    if _mine(ctx, indices):
+        raise NoRuleError("%s: the index carries a derivative; it must be a constant" % name)
+    if b is None:
+        raise TypeError("%s() requires an operand b" % name)
+    pa = primal(a)
+    b = arrayed(ctx, b)
+    delta = dispatch(scattered_sum, (pa.shape, np.result_type(pa, primal(b)), indices, b))
+    if ufunc is np.subtract:
+        delta = dispatch(np.negative, (delta,))
+    current = reverse_buffers.lift(a) if _versioned(a) else a
+    reverse_writes.assign(a, Ellipsis, dispatch(np.add, (current, delta)))
+
+
+_ufunc_at.writes_arguments = True

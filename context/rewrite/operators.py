@@ -195,6 +195,11 @@ def rewrite_implicit(items, config):
     return out
 
 
+# instructions that iterate the value on top of the stack: loops, unpacking (``a, b = x``), and
+# ``[*x]``, ``(*x,)``, ``{*x}`` (LIST_EXTEND and SET_UPDATE), ``yield from x``
+_ITERATED = frozenset({"GET_ITER", "UNPACK_SEQUENCE", "UNPACK_EX", "LIST_EXTEND", "SET_UPDATE", "GET_YIELD_FROM_ITER"})
+
+
 def rewrite_direct(items, handlers):
     """Replace subscripts, iteration and operators with direct calls of the context's handlers.
 
@@ -232,7 +237,7 @@ def rewrite_direct(items, handlers):
         elif setitem is not None and name == "STORE_SLICE":
             # [v, o, start, stop] -> [v, o, slice]
             out += [I("BUILD_SLICE", 2, loc)] + emit.direct_call(setitem, 3, loc) + [I("POP_TOP", loc=loc)]
-        elif iterable is not None and name in ("GET_ITER", "UNPACK_SEQUENCE", "UNPACK_EX"):
+        elif iterable is not None and name in _ITERATED:
             out += emit.direct_call(iterable, 1, loc) + [item]
         else:
             out.append(item)
