@@ -141,14 +141,23 @@ def _split(ctx, args):
             a = buffers.lift(a)
         if isinstance(a, Tagged):
             if a.tag is t:
-                primals.append(a.value)
-                tangents.append(a.meta)
+                value, meta = a.value, a.meta
+                if buffers.has_any_shadow():  # an enclosing derivative's values written into them (second order)
+                    value, meta = _held(value, t), _held(meta, t)
+                primals.append(value)
+                tangents.append(meta)
                 found = True
                 continue
             a = live(a)
         primals.append(a)
         tangents.append(None)
     return primals, tangents, found
+
+
+def _held(a, t):
+    """``a``, or (a plain array of a ``DualArray`` of tag ``t`` that an enclosing derivative's values
+    were written into: its shadow memory) the ``DualArray`` of that derivative it stands for."""
+    return buffers.lift(a, below=t) if type(a) is np.ndarray else a
 
 
 def _jvp_primitive(fn, jvps, elementwise):
