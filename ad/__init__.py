@@ -10,7 +10,8 @@ from . import testing  # noqa: F401  (ad.testing.check_grads)
 from .engine.optional import when_imported
 from .rules import (  # noqa: F401  (register the rules)
     arrays, builtins, cmath_module, conditioning, convolution, decompositions, differences, fft, indexing, layout, linalg,
-    math_module, metadata, number_types, operators, order_statistics, products, reductions, shapes, ufuncs,
+    math_module, metadata, number_types, operators, order_statistics, products, reductions, shapes, ufunc_methods,
+    ufuncs,
 )
 from .api import (
     D,

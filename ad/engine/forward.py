@@ -207,6 +207,8 @@ def _jvp_primitive(fn, jvps, elementwise):
             return ans
         if elementwise and lined:
             out = _zero_where_untouched(t, out, lined)
+        elif type(out) is np.ndarray:
+            out = _untouched_directions_zero(t, out, ans, primals, tangents)
         if n is not None:
             out = full(out, ans, n, tangents)
         return make_dual(ans, t, out)
@@ -250,6 +252,30 @@ def _zero_where_untouched(t, out, lined):
     if not untouched.any():
         return out
     return enclosing_call(t, np.where, (untouched, np.zeros((), dtype=p.dtype), out))
+
+
+def _untouched_directions_zero(t, out, ans, primals, tangents):
+    """Tangent ``out`` of ``ans`` with 0 in each chunk direction that no input tangent touches, if it
+    holds a nan or an infinity (``_zero_where_untouched`` for rules that are not elementwise: a
+    direction that changes none of the inputs changes nothing, whatever the derivative there, as
+    the gradient of ``np.std`` of a constant array along the inputs it does not depend on)."""
+    if out.dtype.kind not in "fc" or np.isfinite(out.sum()):
+        return out  # one pass over the result, no temporary array
+    n = lead(out, ans)
+    if not n:
+        return out
+    chunk = out.shape[:n]
+    touched = np.zeros(chunk, dtype=bool)
+    for g, x in zip(tangents, primals):
+        if g is None or type(g) in (list, tuple):
+            continue
+        pg = primal(g)
+        if lead(pg, x) != n or np.shape(pg)[:n] != chunk:
+            return out  # a tangent shared by the directions: no direction is untouched by it alone
+        touched |= np.any(pg != 0, axis=tuple(range(n, np.ndim(pg))))
+    if touched.all():
+        return out
+    return enclosing_call(t, np.where, (np.reshape(touched, chunk + (1,) * (out.ndim - n)), out, 0.0))
 
 
 def _lined_up(g, x, ans, elementwise):
@@ -346,6 +372,8 @@ def _frule_primitive(fn, rule, sequences):
         if not found:
             return enclosing_call(t, fn, tuple(args), kwargs)
         out, tangent = enclosing_call(t, rule, (tuple(primals), tuple(tangents)), kwargs)
+        if type(tangent) is np.ndarray:  # (tuples of results: each rule sees to its own)
+            tangent = _untouched_directions_zero(t, tangent, out, primals, tangents)
         return wrap(t, out, tangent)
 
     primitive.__qualname__ = primitive.__name__ = "frule of %s" % qualified_name(fn)

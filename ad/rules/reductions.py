@@ -263,7 +263,8 @@ for _fn, _largest in ((np.max, True), (np.amax, True), (np.min, False), (np.amin
 
 
 def _moments(fn, primals, tangents, kwargs):
-    """``(out, sum(Re(conj(x - mean) g)) / (N - ddof), keepdims shape)`` for var and std."""
+    """``(out, sum(Re(conj(x - mean) g)) / (N - ddof), chunk shape, keepdims shape, tangent axes
+    reduced)`` for var and std."""
     x, g, opts = bind(fn, _VAR, primals, tangents, kwargs)
     if _given(opts, "mean") is not None:
         raise NoRuleError("%s(..., mean=...) has no derivative rule; leave mean out" % name_of(fn))
@@ -279,26 +280,39 @@ def _moments(fn, primals, tangents, kwargs):
         for ax in axes:
             count *= shape[ax]
         if count == 1 and ddof == 0:
-            return out, None, None, None
+            return out, None, None, None, None
     else:
         count = np.sum(np.broadcast_to(where, shape), axis=axes, keepdims=True)
     dev = x - np.mean(x, axis=axes, keepdims=True, where=where)
-    s = np.sum(_re_dot(dev, g), axis=shift_axis(axes, len(shape), n), keepdims=True, where=where)
-    return out, s / np.maximum(count - ddof, 0), shape_of(g)[:n], _kept(shape, axes)
+    taxes = shift_axis(axes, len(shape), n)
+    s = np.sum(_re_dot(dev, g), axis=taxes, keepdims=True, where=where)
+    return out, s / np.maximum(count - ddof, 0), shape_of(g)[:n], _kept(shape, axes), taxes
 
 
 @frule(np.var)
 def _var(primals, tangents, **kwargs):
-    out, d, chunk, _ = _moments(np.var, primals, tangents, kwargs)
+    out, d, chunk, _, _ = _moments(np.var, primals, tangents, kwargs)
     return out, None if d is None else np.reshape(2 * d, chunk + shape_of(out))
+
+
+def _over_reduced(d, out, kept, g, taxes):
+    """``d / out`` (``out`` reduced over ``taxes`` of tangent ``g``, shaped ``kept`` with its axes
+    kept), with 0 where ``out`` is 0 and ``g`` is 0 over the elements reduced: a direction that does
+    not move them does not move the result (``std`` of equal values, the norm of a zero row); where
+    it does, the derivative does not exist and the result is nan, as in JAX."""
+    q = d / np.reshape(out, kept)
+    if np.any(primal(out) == 0):
+        untouched = np.all(primal(g) == 0, axis=taxes, keepdims=True)
+        q = np.where(untouched, 0.0, q)
+    return q
 
 
 @frule(np.std)
 def _std(primals, tangents, **kwargs):
-    out, d, chunk, kept = _moments(np.std, primals, tangents, kwargs)
+    out, d, chunk, kept, taxes = _moments(np.std, primals, tangents, kwargs)
     if d is None:  # the deviation of single elements: 0 whatever they are
         return out, None
-    return out, np.reshape(d / np.reshape(out, kept), chunk + shape_of(out))
+    return out, np.reshape(_over_reduced(d, out, kept, tangents[0], taxes), chunk + shape_of(out))
 
 
 # ----------------------------------------------------------------------- norm
@@ -338,7 +352,7 @@ def _norm_tangent(fn, x, g, out, ord, axes, matrix):
     px = primal(x)
     taxes = shift_axis(axes, len(shape), n)
     if ord is None or ord in ("f", "fro") or (ord == 2 and not matrix):
-        d = np.sum(_re_dot(x, g), axis=taxes, keepdims=True) / np.reshape(out, kept)
+        d = _over_reduced(np.sum(_re_dot(x, g), axis=taxes, keepdims=True), out, kept, g, taxes)
     elif not matrix and ord == 0:  # the count of nonzero entries
         return None
     elif not matrix and ord in (np.inf, -np.inf):
