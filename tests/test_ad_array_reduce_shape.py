@@ -288,8 +288,11 @@ def test_norm_at_zero_gives_what_the_formula_gives():
         warnings.simplefilter("always")
         out = run(lambda x: np.linalg.norm(x), x, np.ones(3))
         assert out.value == 0.0 and np.isnan(out.meta)
-        out = run(lambda x: np.std(x), np.ones(3), np.ones(3))
+        out = run(lambda x: np.std(x), np.ones(3), np.array([1.0, 0.0, 0.0]))
         assert out.value == 0.0 and np.isnan(out.meta)
+        # along a direction that moves every element alike, std stays 0: its derivative is 0
+        assert run(lambda x: np.std(x), np.ones(3), np.ones(3)).meta == 0.0
+        assert run(lambda x: np.linalg.norm(x), x, np.zeros(3)).meta == 0.0
     # the 1-norm takes sign(0) = 0, as abs
     assert run(lambda x: np.linalg.norm(x, 1), np.array([0.0, 2.0]), np.array([5.0, 1.0])).meta == 1.0
 

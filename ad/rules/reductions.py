@@ -11,7 +11,9 @@ shape, after the chunk axis if there is one. Conventions:
   its first argument's. An ``initial`` that wins gives derivative 0.
 * ``prod`` and ``cumprod`` never divide by the input: entries equal to zero are fine.
 * Where the function has no derivative the rule gives what the formula gives, and NumPy
-  warns: the 2-norm and Frobenius norm at 0 and ``std`` of constant data are 0/0 (nan);
+  warns: the 2-norm and Frobenius norm at 0 and ``std`` of constant data are 0/0 (nan),
+  except along a direction that does not move the elements reduced (for ``std``: that
+  moves them all alike), where the result does not move either (0);
   a p-norm with p < 1 at a zero entry is nan; ``var``/``std`` with ``ddof`` >= the count
   are inf/nan, as their values. (``var``/``std`` of single elements with ``ddof=0`` are
   constant 0: untagged.) The 1-norm at a zero entry takes ``sign(0) = 0``, as
@@ -295,14 +297,19 @@ def _var(primals, tangents, **kwargs):
     return out, None if d is None else np.reshape(2 * d, chunk + shape_of(out))
 
 
-def _over_reduced(d, out, kept, g, taxes):
+def _over_reduced(d, out, kept, g, taxes, centred=False):
     """``d / out`` (``out`` reduced over ``taxes`` of tangent ``g``, shaped ``kept`` with its axes
-    kept), with 0 where ``out`` is 0 and ``g`` is 0 over the elements reduced: a direction that does
-    not move them does not move the result (``std`` of equal values, the norm of a zero row); where
-    it does, the derivative does not exist and the result is nan, as in JAX."""
+    kept), with 0 where ``out`` is 0 and ``g`` is 0 over the elements reduced (with ``centred``, ``g``
+    less its mean there): a direction that does not move them (for ``std``, that moves them all
+    alike) does not move the result: the norm of a zero row, ``std`` of equal values. Where it does,
+    no derivative exists and the result is nan, as in JAX."""
     q = d / np.reshape(out, kept)
     if np.any(primal(out) == 0):
-        untouched = np.all(primal(g) == 0, axis=taxes, keepdims=True)
+        pg = primal(g)
+        if centred:  # (to rounding: equal values' tangents may be computed with different roundings)
+            size = np.max(np.abs(pg), axis=taxes, keepdims=True)
+            pg = np.abs(pg - np.mean(pg, axis=taxes, keepdims=True)) > 16 * np.finfo(float).eps * size
+        untouched = np.all(pg == 0, axis=taxes, keepdims=True)
         q = np.where(untouched, 0.0, q)
     return q
 
@@ -312,7 +319,7 @@ def _std(primals, tangents, **kwargs):
     out, d, chunk, kept, taxes = _moments(np.std, primals, tangents, kwargs)
     if d is None:  # the deviation of single elements: 0 whatever they are
         return out, None
-    return out, np.reshape(_over_reduced(d, out, kept, tangents[0], taxes), chunk + shape_of(out))
+    return out, np.reshape(_over_reduced(d, out, kept, tangents[0], taxes, centred=True), chunk + shape_of(out))
 
 
 # ----------------------------------------------------------------------- norm
