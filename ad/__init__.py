@@ -9,7 +9,8 @@ never confused. Rules are one-line table entries (``ad.rules``); add your own wi
 from . import testing  # noqa: F401  (ad.testing.check_grads)
 from .engine.optional import when_imported
 from .rules import (  # noqa: F401  (register the rules)
-    arrays, builtins, cmath_module, conditioning, convolution, decompositions, differences, fft, indexing, layout, linalg,
+    arrays, builtins, cmath_module, conditioning, convolution, decompositions, differences, fft, indexed_writes, indexing,
+    layout, linalg,
     math_module, metadata, number_types, operators, order_statistics, products, reductions, shapes, ufunc_methods,
     ufuncs,
 )

@@ -46,6 +46,13 @@ WRITES = {
     "ufunc out= where=": lambda b: np.add(np.ones(4), 1.0, out=b, where=MASK),
     "fill": lambda b: b.fill(3.0),
     "sort": lambda b: b.sort(),
+    "np.put": lambda b: np.put(b, [0, 2], 5.0),
+    "np.put a derivative, wrapped": lambda b: np.put(b, [5, -1], b[:2] * 3, mode="wrap"),
+    "ndarray.put": lambda b: b.put([1], b[0] * 3),
+    "put_along_axis": lambda b: np.put_along_axis(b.reshape(2, 2), np.array([[1], [0]]), b[:2, None] * 2, axis=1),
+    "put_along_axis flat": lambda b: np.put_along_axis(b, np.array([3, 0]), 1.5, axis=None),
+    "fill_diagonal": lambda b: np.fill_diagonal(b.reshape(2, 2), b[3] ** 2),
+    "fill_diagonal a constant": lambda b: np.fill_diagonal(b.reshape(2, 2), 0.0),
 }
 
 
@@ -79,7 +86,7 @@ def test_a_buffer_holding_derivatives_is_what_it_stands_for(name, backend):
 
 @pytest.mark.parametrize("backend", [ad.ForwardMode(), R], ids=["forward", "reverse"])
 def test_writes_with_no_rule_are_refused_clearly(backend):
-    for op, match in ((lambda b: np.put(b, [0], 5.0), "numpy.put"),
+    for op, match in ((lambda b: np.put(b, b[:1], 5.0), "put: the indices carry a derivative"),
                       (lambda b: np.multiply.at(b, [0], 2.0), "multiply.at"),
                       (lambda b: b.partition(2), "ndarray.partition")):
         with pytest.raises((ad.NoRuleError, TypeError), match=match):

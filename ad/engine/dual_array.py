@@ -211,6 +211,9 @@ class DualArray(Dual):
     def copy(self, order: str = "C") -> Any:
         return dispatch(np.copy, (self, order))
 
+    def put(self, ind: Any, v: Any, mode: str = "raise") -> None:
+        dispatch(np.put, (self, ind, v, mode))
+
     def __copy__(self) -> Any:
         return dispatch(np.copy, (self,))
 
