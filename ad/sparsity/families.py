@@ -10,6 +10,7 @@ takes all of it), and never drops a dependency.
 
 from __future__ import annotations
 
+import contextlib
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from context.resolve import declare_engine_code
+from context.base import Context
 from context.tagging import Tagged, enclosing_call, native_primitive
 from context.tagging.arrays import root_of
 from context.tagging.dispatch import qualified_name
@@ -24,7 +26,7 @@ from context.tagging.values import live
 
 from . import deps, second_order, store
 from ..engine.forward import NoRuleError
-from .tracer import UNDECIDED, SparsityCtx, assign, branch_error, deps_of, make_traced, result
+from .tracer import UNDECIDED, SparsityCtx, assign, branch_error, deps_of, lift, result
 
 declare_engine_code(__file__)
 
@@ -35,6 +37,9 @@ ndarray = np.ndarray
 
 class RaggedSequenceError(TypeError):
     """A list or tuple argument holds values depending on the input and cannot be made one array."""
+
+
+_NO_STATE = contextlib.nullcontext()
 
 
 def _split(ctx, args, sequences=True, lazy=False):
@@ -132,15 +137,19 @@ def primitive(fn: Callable[..., Any], rule: Callable[..., Any]) -> None:
     @native_primitive
     def impl(ctx, /, *args, **kwargs):
         target = kwargs.pop("out", None)
-        if kwargs.get("where", True) is not True:
+        mask = kwargs.pop("where", True) if "where" in kwargs else True
+        if isinstance(target, tuple):
+            target = target[0] if len(target) == 1 else None
+        if mask is not True and not hasattr(rule, "zero"):  # (where= of a reduction: another meaning)
             raise TypeError(
                 "%s(..., where=mask) is not supported by sparsity detection; compute the result "
                 "and select with np.where" % qualified_name(fn)
             )
-        if isinstance(target, tuple):
-            target = target[0] if len(target) == 1 else None
+        if mask is not True and isinstance(mask, Tagged):
+            raise branch_error("the where= mask of %s" % qualified_name(fn))
         try:
-            out = rule(ctx, fn, args, kwargs)
+            with np.errstate(all="ignore") if mask is not True else _NO_STATE:  # (elements left out: computed too)
+                out = rule(ctx, fn, args, kwargs)
         except RaggedSequenceError as exc:
             raise TypeError(
                 "%s received a list or tuple holding values that depend on the input, and %s; pass an "
@@ -148,6 +157,12 @@ def primitive(fn: Callable[..., Any], rule: Callable[..., Any]) -> None:
             ) from None
         if ctx.pairs is not None and not getattr(rule, "pairs_done", False):
             second_order.after(ctx, fn, args, out)
+        if mask is not True:  # an elementwise function's where=: the target keeps its elements (and slots) elsewhere
+            if target is None:
+                current = np.zeros((), dtype=np.result_type(getattr(live(out), "dtype", float)))
+            else:
+                current = lift(target) if type(live(target)) is np.ndarray else target
+            out = Context.overdub(ctx, np.where, mask, out, current)  # (plain arrays carry slots in the store)
         if target is not None:
             assign(target, Ellipsis, out)
             return target

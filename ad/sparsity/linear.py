@@ -13,9 +13,13 @@ import string
 
 import numpy as np
 
+from context.base import Context
 from context.resolve import declare_engine_code
 from context.tagging.dispatch import qualified_name
+from context.tagging.values import live
 
+from ..engine.dual_array import DualArray
+from ..rules import ufunc_methods
 from . import deps, second_order, store
 from . import families as F
 from .tracer import UNDECIDED, assign
@@ -369,6 +373,9 @@ def _ufunc_at(ctx, fn, args, kwargs):
         ufunc.at(primals[0], plain_index)
     else:
         ufunc.at(primals[0], plain_index, primals[1])
+    a = live(a)
+    if isinstance(a, DualArray):  # a buffer holding dependencies, read as the value it stands for
+        a = a.value
     if not _known(ds[1]) or type(a) is not np.ndarray:
         return None
     t = ctx._tag
@@ -417,6 +424,17 @@ def _interp(ctx, fn, args, kwargs):
     return F.result(ctx, ans, deps.union(parts, np.shape(ans)))
 
 
+def _composed(composition):
+    """The rule of a function computed, under detection, by the NumPy functions it equals
+    (``ad.rules.ufunc_methods``): their rules see every step."""
+
+    def rule(ctx, fn, args, kwargs):
+        return Context.overdub(ctx, composition, *args, **kwargs)
+
+    rule.pairs_done = True  # (the steps' rules add the pairs)
+    return rule
+
+
 # linear in the values (or pairs handled inside): no pairs after the call
 _diff_rule.pairs_done = _gradient_rule.pairs_done = _minmax.pairs_done = _ufunc_at.pairs_done = True
 _copyto.pairs_done = True
@@ -430,6 +448,7 @@ def table():
            (np.tensordot, C(_tensordot_spec)), (np.einsum, _einsum_rule), (np.diff, _diff_rule),
            (np.gradient, _gradient_rule), (np.convolve, _convolution), (np.correlate, _convolution),
            (max, _minmax), (min, _minmax), (np.ufunc.at, _ufunc_at), (np.copyto, _copyto),
+           (np.ufunc.reduce, _composed(ufunc_methods.reduce)), (np.ufunc.accumulate, _composed(ufunc_methods.accumulate)),
            (np.trapezoid, F.reduction(3, data=(0, 1))), (np.cross, F.dense()), (np.kron, F.dense()),
            (np.linalg.multi_dot, F.dense()), (np.interp, _interp)]
     for name in ("vecdot", "matvec", "vecmat"):

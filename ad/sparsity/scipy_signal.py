@@ -61,7 +61,6 @@ def _bind(fn, args, kwargs, names):
 
 def _convolution(names, fill):
     def rule(ctx, fn, args, kwargs):
-        t = ctx._tag
         in1, in2, options = _bind(fn, args, kwargs, names)
         (p1, p2), (d1, d2), _ = F._split(ctx, [in1, in2])
         plain = {}

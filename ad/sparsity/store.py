@@ -75,8 +75,10 @@ class _Entries(dict):
         self.contiguous = flags.c_contiguous or flags.f_contiguous
 
 
-def _view(slots, root, a, entries):
-    """The part of ``slots`` (``(K, root.size)``) that mirrors view ``a`` of ``root``."""
+def _view(slots, root, a, entries, reading=False):
+    """The part of ``slots`` (``(K, root.size)``) that mirrors view ``a`` of ``root``. With ``reading``,
+    ``a`` may be the real or imaginary part of a complex buffer: it depends on what the complex
+    elements depend on (a superset, never less; writes through such a view are refused)."""
     if a is root:
         if entries.c_contiguous:  # the buffer itself: no address arithmetic
             whole = entries.whole
@@ -92,7 +94,8 @@ def _view(slots, root, a, entries):
             start = entries.address = _address(root)
         offset = _address(a) - start
     size = root.itemsize
-    if a.itemsize != size:
+    if a.itemsize != size and not (reading and root.dtype.kind == "c" and a.dtype.kind == "f"
+                                   and 2 * a.itemsize == size):
         raise TypeError(
             "a view of a buffer with another item size (%s of %s) cannot carry dependencies; "
             "copy it first with .astype()" % (a.dtype, root.dtype)
@@ -121,7 +124,7 @@ def _seen_as(entries, t, root, a, lazy):
         if lazy and a is root and entries.c_contiguous and slots.shape == a.shape:
             return slots
         slots = _settled(entries, t, root)
-    return _view(slots, root, a, entries)
+    return _view(slots, root, a, entries, reading=True)
 
 
 def get(a: np.ndarray, t, lazy: bool = False) -> Any:

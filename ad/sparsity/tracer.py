@@ -163,6 +163,8 @@ def result(ctx, ans: Any, D: Any) -> Any:
     elif D is not UNDECIDED and not D.shape[0]:
         return ans
     t = ctx._tag
+    if type(ans) is ndarray and ans.ndim and ans.base is not None and root_of(ans).itemsize != ans.itemsize:
+        ans = ans.copy()  # (np.real of a complex array: a view whose memory cannot hold slots of its own)
     if type(ans) is ndarray and ans.ndim:
         if D is UNDECIDED:
             store.put(ans if ans.base is None or root_of(ans) is ans else ans.copy(), t, UNDECIDED)
