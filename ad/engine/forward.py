@@ -259,11 +259,9 @@ def _untouched_directions_zero(t, out, ans, primals, tangents):
     holds a nan or an infinity (``_zero_where_untouched`` for rules that are not elementwise: a
     direction that changes none of the inputs changes nothing, whatever the derivative there, as
     the gradient of ``np.std`` of a constant array along the inputs it does not depend on)."""
-    if out.dtype.kind not in "fc" or np.isfinite(out.sum()):
-        return out  # one pass over the result, no temporary array
     n = lead(out, ans)
-    if not n:
-        return out
+    if not n or out.dtype.kind not in "fc" or np.isfinite(out.sum()):
+        return out  # (one direction: it moves the inputs) one pass over the result, no temporary array
     chunk = out.shape[:n]
     touched = np.zeros(chunk, dtype=bool)
     for g, x in zip(tangents, primals):
