@@ -86,3 +86,18 @@ def test_scalar_programs(seed):
     """Two Python floats in (a list of them when differentiated): ``f(x, y)``."""
     _check(scalar_program, seed, np.array([0.37, -0.61]), hessians=seed % 3 == 0,
            wrap=lambda f: (lambda v: f(v[0], v[1])))
+
+
+NESTINGS = {"reverse over reverse": (R, R), "reverse over forward": (R, ad.ForwardMode()),
+            "forward over reverse": (ad.ForwardMode(), R), "forward over forward": (ad.ForwardMode(), ad.ForwardMode())}
+
+
+@pytest.mark.parametrize("seed", range(0, 90, 3))
+def test_array_programs_nested_every_way(seed):
+    """The Jacobian of the gradient, each mode over each: the same Hessian (no confusion of layers)."""
+    source, f, _ = _defined(array_program, seed, lambda f: f, X12)
+    H = ad.hessian(f, X12)
+    scale = max(1.0, float(np.max(np.abs(H))))
+    for name, (outer, inner) in NESTINGS.items():
+        got = ad.jacobian(lambda y: ad.gradient(f, y, backend=inner), X12, backend=outer)
+        assert np.allclose(got, H, rtol=1e-8, atol=1e-10 * scale), (name, source)

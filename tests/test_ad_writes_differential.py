@@ -41,3 +41,24 @@ def test_random_programs_that_write(seed):
     for mode, backend in (("forward over forward", None), ("forward over reverse", R)):
         got = ad.hessian(f, X, backend=backend)
         assert np.allclose(got, H, rtol=1e-4, atol=1e-4 * scale), (mode, program(seed), got, H)
+
+
+NESTINGS = {"reverse over reverse": (R, R), "reverse over forward": (R, ad.ForwardMode()),
+            "forward over reverse": (ad.ForwardMode(), R), "forward over forward": (ad.ForwardMode(), ad.ForwardMode())}
+REFUSED = "one derivative at a time"  # writes recorded by two reverse runs, or read by a forward run inside one
+
+
+@pytest.mark.parametrize("seed", range(0, 120, 2))
+def test_random_programs_that_write_nested_every_way(seed):
+    """The Jacobian of the gradient, each mode over each: the Hessian, or (the documented limits of
+    reverse mode's writes) a clear refusal; never another number."""
+    f = _function(seed)
+    H = ad.hessian(f, X)
+    scale = max(1.0, float(np.max(np.abs(H))))
+    for name, (outer, inner) in NESTINGS.items():
+        try:
+            got = ad.jacobian(lambda y: ad.gradient(f, y, backend=inner), X, backend=outer)
+        except (ad.NoRuleError, TypeError) as e:
+            assert REFUSED in str(e) and outer is R, (name, program(seed), e)
+            continue
+        assert np.allclose(got, H, rtol=1e-8, atol=1e-10 * scale), (name, program(seed), got, H)

@@ -1,14 +1,18 @@
 """Writes into arrays during differentiation: ``a[key] = value`` with its tangent.
 
 The target is a ``DualArray`` (its value and tangent are written in place, so its views
-see the change) or a plain buffer (the tangent goes to shadow memory, see ``buffers``).
+see the change) or a plain buffer (the tangent goes to shadow memory, see ``buffers``);
+an array of an enclosing reverse-mode run is written by that run (``reverse_buffers``).
 A constant written over part of an array makes that part's tangent exactly zero.
 """
 
 
+import operator
+
 import numpy as np
 
 from context.resolve import declare_engine_code
+from context.state import call_under
 from context.tagging import Tagged
 from context.tagging.values import live, primal
 
@@ -41,6 +45,10 @@ def assign(target, key, value, below=None):
         target[key] = value
         return None
     t = target.tag
+    if getattr(type(t.context), "records_writes", False):
+        # an array of a reverse-mode run enclosing this derivative: the write is that run's to record
+        call_under(t.activation, operator.setitem, (target, key, value), {})
+        return None
     if isinstance(value, Tagged) and value.tag is not t and value.tag.serial > t.serial:
         raise TypeError(
             "writing a value of an inner derivative into an array of an outer one: the array cannot "
