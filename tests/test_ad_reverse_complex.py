@@ -142,8 +142,24 @@ def test_rfft_of_real_values():
     agree(lambda x: np.fft.rfft(x, n=2), 0, 1)
 
 
+def test_the_other_real_ffts():
+    """rfft2/rfftn and ihfft of real values; irfft2/irfftn and hfft of complex half spectra; every ``s``,
+    ``n``, ``axes`` and ``norm`` form (SHAPE is 3 x 4)."""
+    for norm in (None, "ortho", "forward"):
+        agree(lambda x: np.fft.rfft2(x, norm=norm), 0, 1)
+        agree(lambda x: np.fft.rfftn(x, s=(4, 5), norm=norm), 0, 1)
+        agree(lambda x: np.fft.rfftn(x, axes=(0,), norm=norm), 0, 1)
+        agree(lambda x: np.fft.ihfft(x, n=6, norm=norm), 0, 1)
+        agree(lambda z: np.fft.irfft2(z, norm=norm), 1)
+        agree(lambda z: np.fft.irfftn(z, s=(2, 5), norm=norm), 1)
+        agree(lambda z: np.fft.irfftn(z, axes=(0,), norm=norm), 1)
+        agree(lambda z: np.fft.hfft(z, n=7, norm=norm), 1)
+        agree(lambda z: np.fft.hfft(z, axis=0, norm=norm), 1)
+
+
 def test_every_checked_function_is_tested_here():
-    tested = set(map(id, UNARY + BINARY + list(LINEAR) + [np.fft.rfft]))
+    tested = set(map(id, UNARY + BINARY + list(LINEAR) + [np.fft.rfft, np.fft.rfft2, np.fft.rfftn, np.fft.irfft2,
+                                                         np.fft.irfftn, np.fft.hfft, np.fft.ihfft]))
     assert set(COMPLEX_CHECKED) == tested
     assert set(map(id, vjps_complex.CHECKED)) == tested
 
@@ -226,10 +242,12 @@ def test_what_reverse_mode_refuses_is_named():
 
     with pytest.raises(ComplexValuesError, match="numpy.linalg.eigh"):
         ad.gradient(eigenvalues, x, backend=R)
-    with pytest.raises(ad.NoRuleError, match="hfft"):
-        ad.gradient(lambda y: np.sum(np.fft.hfft(y * 1j)), x, backend=R)
-    # the default backend falls back to forward mode, which differentiates them
     norm = lambda y: np.linalg.norm(np.outer(y, y) * (1 + 2j), ord=2)  # noqa: E731
+    with pytest.raises((ad.NoRuleError, ComplexValuesError), match="norm"):
+        ad.gradient(norm, x, backend=R)
+    hfft = lambda y: np.sum(np.fft.hfft(y * 1j))  # noqa: E731  (refused before it had a checked rule)
+    np.testing.assert_allclose(ad.gradient(hfft, x, backend=R), ad.gradient(hfft, x, backend=F), rtol=1e-12)
+    # the default backend falls back to forward mode, which differentiates them
     np.testing.assert_allclose(ad.gradient(norm, x), ad.gradient(norm, x, backend=ad.FiniteDifferences()),
                                rtol=1e-5, atol=1e-7)
 

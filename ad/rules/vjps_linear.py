@@ -1,6 +1,5 @@
 """Reverse-mode rules for linear functions (those ``deflinear`` declares for forward mode):
-``diagflat``, ``polyder``, ``convolve``/``correlate``, ``fft.fftshift``/``ifftshift``; and clear
-refusals for the FFTs.
+``diagflat``, ``polyder``, ``convolve``/``correlate``, ``fft.fftshift``/``ifftshift``, and the FFTs.
 
 For ``fn`` linear in argument ``i`` (the others held fixed), the cotangent of that argument is
 the adjoint of the map applied to the result's cotangent: ``deflinear_vjp(fn, adjoint_0, ...)``
@@ -9,21 +8,19 @@ arguments are constants (NoRuleError if they carry a derivative). ``convolve``/`
 (modes ``full``, ``same``, ``valid``) are bilinear: the adjoint in each argument is a
 correlation of the cotangent, padded back to the ``full`` length, with the other.
 
-The FFTs raise NoRuleError when a value being differentiated reaches them: reverse mode does
-not support complex values yet, and ``fft``, ``ifft``, ``rfft``, ``ihfft`` and their 2-d and n-d
-forms make complex results from real inputs, while ``irfft``, ``hfft`` and theirs take complex
-(half) spectra. Differentiate them with ``ad.ForwardMode()``.
+The FFTs are linear too, with the pairing ``Re(sum(u * t))`` of ``vjps_complex``: the complex
+ones' adjoints are themselves (DFT matrices are symmetric), the real ones' (``rfft``,
+``irfft``, ``hfft``, ``ihfft`` and the 2-d and n-d forms) cut, pad, weigh or conjugate the
+spectrum around them; each is checked by the dot-product test against forward mode.
 """
 
 import numpy as np
 
-from context.tagging import Tagged, enclosing_call, native_primitive
 from context.tagging.dispatch import qualified_name
 from context.tagging.values import primal
 
-from ..engine.forward import NOT_DIFFERENTIABLE, NoRuleError
-from ..engine.reverse import ReverseCtx, defvjp
-from ..engine.reverse import split as traced_args
+from ..engine.forward import NOT_DIFFERENTIABLE
+from ..engine.reverse import defvjp
 from .vjps_shapes import as_arg
 
 
@@ -175,33 +172,78 @@ def _irfft_adjoint(u, a, n=None, axis=-1, norm=None):
     return _fitted(_fitted(np.fft.ifft(u, axis=axis, norm=norm), cut) * weights, shape)
 
 
+def _nd_axes(a, s, axes):
+    ndim = np.ndim(primal(a))
+    if axes is None:
+        axes = tuple(range(ndim)) if s is None else tuple(range(ndim - len(s), ndim))
+    return tuple(ax % ndim for ax in axes)
+
+
+def _rfftn_adjoint(default_axes):
+    """``rfftn`` is ``fftn`` over the axes with the last one's spectrum cut to its first half: its
+    adjoint pads the cotangent's last axis with zeros back to the full length and applies ``fftn``
+    (each DFT matrix is symmetric), fitted to the argument's shape."""
+
+    def adjoint(u, a, s=None, axes=default_axes, norm=None):
+        axes = _nd_axes(a, s, axes)
+        shape = list(np.shape(primal(a)))
+        full = list(np.shape(primal(u)))
+        full[axes[-1]] = shape[axes[-1]] if s is None else s[-1]
+        return _fitted(np.fft.fftn(_fitted(u, full), axes=axes, norm=norm), shape)
+
+    return adjoint
+
+
+def _half_weights(size, half, axis, ndim):
+    """How often each entry of a half spectrum of ``size`` appears in the full one (``irfft``)."""
+    weights = np.full(half, 2.0)
+    weights[0] = 1.0
+    if size % 2 == 0:
+        weights[-1] = 1.0
+    return np.reshape(weights, [half if k == axis else 1 for k in range(ndim)])
+
+
+def _irfftn_adjoint(default_axes):
+    """``irfftn`` is ``ifftn`` over the other axes, then ``irfft`` over the last: its adjoint is ``ifftn``
+    of the cotangent, cut to the half spectrum along the last axis and weighted as ``irfft``'s."""
+
+    def adjoint(u, a, s=None, axes=default_axes, norm=None):
+        axes = _nd_axes(a, s, axes)
+        shape = list(np.shape(primal(a)))
+        last = axes[-1]
+        size = 2 * (shape[last] - 1) if s is None else s[-1]
+        half = size // 2 + 1
+        cut = list(np.shape(primal(u)))
+        cut[last] = half
+        spectrum = _fitted(np.fft.ifftn(u, axes=axes, norm=norm), cut)
+        return _fitted(spectrum * _half_weights(size, half, last, len(shape)), shape)
+
+    return adjoint
+
+
+_SWAPPED = {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}
+
+
+def _ihfft_adjoint(u, a, n=None, axis=-1, norm=None):
+    """``ihfft(a)`` is ``conj(rfft(a))`` with the other normalization: the adjoint of a conjugate is a
+    conjugate (``Re(sum(u * conj(t))) = Re(sum(conj(u) * t))``)."""
+    return _rfft_adjoint(np.conj(u), a, n, axis, _SWAPPED[norm])
+
+
+def _hfft_adjoint(u, a, n=None, axis=-1, norm=None):
+    """``hfft(a)`` is ``irfft(conj(a))`` with the other normalization."""
+    return np.conj(_irfft_adjoint(u, a, n, axis, _SWAPPED[norm]))
+
+
 for _name in ("fft", "ifft"):
     deflinear_vjp(getattr(np.fft, _name), _fft_adjoint(getattr(np.fft, _name), True))
 for _name in ("fft2", "ifft2", "fftn", "ifftn"):
     deflinear_vjp(getattr(np.fft, _name), _fft_adjoint(getattr(np.fft, _name), False))
 deflinear_vjp(np.fft.rfft, _rfft_adjoint)
 deflinear_vjp(np.fft.irfft, _irfft_adjoint)
-
-_TO_COMPLEX = ("rfft2", "rfftn", "ihfft")
-_FROM_COMPLEX = ("irfft2", "irfftn", "hfft")
-
-
-def _refused(fn, why):
-    @ReverseCtx.primitive(fn)
-    @native_primitive
-    def primitive(ctx, *args, **kwargs):
-        primals, nodes, found = traced_args(ctx, args)
-        if found or any(isinstance(v, Tagged) and v.tag is ctx._tag for v in kwargs.values()):
-            raise NoRuleError(
-                "%s %s, and reverse mode has no rule for it yet; differentiate with "
-                "ad.ForwardMode()" % (qualified_name(fn), why)
-            )
-        return enclosing_call(ctx._tag, fn, tuple(primals), kwargs)
-
-    return primitive
-
-
-for _name in _TO_COMPLEX:
-    _refused(getattr(np.fft, _name), "makes complex results from real inputs")
-for _name in _FROM_COMPLEX:
-    _refused(getattr(np.fft, _name), "takes complex inputs (a half spectrum)")
+deflinear_vjp(np.fft.rfft2, _rfftn_adjoint((-2, -1)))
+deflinear_vjp(np.fft.rfftn, _rfftn_adjoint(None))
+deflinear_vjp(np.fft.irfft2, _irfftn_adjoint((-2, -1)))
+deflinear_vjp(np.fft.irfftn, _irfftn_adjoint(None))
+deflinear_vjp(np.fft.ihfft, _ihfft_adjoint)
+deflinear_vjp(np.fft.hfft, _hfft_adjoint)
