@@ -121,7 +121,7 @@ def test_complex_tangent_of_complex_input_is_used_as_it_is():
 def test_refused():
     with pytest.raises(ad.NoRuleError, match="numpy.fft.fft"):
         ad.derivative(lambda t: fft.fft(V * t, n=t), 4.0)
-    with pytest.raises(ad.NoRuleError, match="fft.hfft"):
-        ad.gradient(lambda y: np.sum(np.abs(fft.hfft(y))), V, backend=ad.ReverseMode())
+    with pytest.raises(ad.NoRuleError, match="numpy.fft.hfft"):
+        ad.derivative(lambda t: np.sum(fft.hfft(V * t, n=t).real), 4.0, backend=ad.ReverseMode())
     with pytest.raises(TypeError, match="out="):
         ad.jacobian(lambda y: fft.fft(y, None, -1, None, np.empty(6, complex)), V)
