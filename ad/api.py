@@ -137,6 +137,8 @@ def value_and_gradient(f: Callable[..., Any], x: Any, backend: Backend | None = 
     what ``f`` does (an operation with no reverse-mode rule, complex values), forward mode
     computes the gradient instead: ``f`` then runs a second time."""
     inp = Input(x, "gradient")
+    if inp.complex:
+        return _complex_gradient(f, inp, backend)
     if backend is None and inp.size >= REVERSE_FROM:
         try:
             output, J = _jacobian(f, inp, ReverseMode(), "gradient")
@@ -150,6 +152,40 @@ def value_and_gradient(f: Callable[..., Any], x: Any, backend: Backend | None = 
             "(use jacobian)" % (int(np.prod(output.shape)), tuple(output.shape))
         )
     return output.value, inp.like(J)
+
+
+def _complex_gradient(f, inp, backend):
+    """``(f(z), df/dx - i df/dy)`` for a real ``f`` of a complex array ``z = x + iy``, as JAX's ``grad``
+    gives it (the conjugate of the direction of steepest ascent; ``2 conj(z)`` for ``|z|^2``):
+    forward mode pushes the real and the imaginary unit directions; reverse mode's cotangent of
+    the input is that gradient itself, with the pairing ``Re(sum(u * t))``."""
+    who = "gradient"
+    if backend is None:
+        backend = ReverseMode() if inp.size >= REVERSE_FROM else ForwardMode()
+        if isinstance(backend, ReverseMode):
+            try:
+                return _complex_gradient(f, inp, backend)
+            except (NoRuleError, ComplexValuesError):
+                backend = ForwardMode()
+    if isinstance(backend, ReverseMode):
+        output, g = backend.complex_gradient(f, inp, who)
+    elif isinstance(backend, ForwardMode):
+        output, along_x = backend.run(f, inp, inp.basis(), who)
+        _, along_y = backend.run(f, inp, inp.basis(1j), who)
+        if np.iscomplexobj(output.value):
+            raise ComplexValuesError(_COMPLEX_RESULT)
+        g = np.reshape(along_x - 1j * along_y, inp.shape)
+    else:
+        raise TypeError("gradient: a complex input takes backend=ad.ForwardMode() or ad.ReverseMode(), not %r"
+                        % (backend,))
+    if output.shape:
+        raise TypeError("gradient: the function returned %d values (shape %s); gradient needs a single number "
+                        "(use jacobian)" % (int(np.prod(output.shape)), tuple(output.shape)))
+    return output.value, g
+
+
+_COMPLEX_RESULT = ("gradient: the function returned a complex value; the gradient of a complex input is "
+                   "defined for a real result (take its real part or its abs)")
 
 
 def gradient(f: Callable[..., Any], x: Any, backend: Backend | None = None) -> Any:

@@ -169,8 +169,8 @@ class ReverseMode(Backend):
     def second_order(self) -> tuple[Backend, Backend]:
         return ForwardMode(executor=self.executor), self
 
-    def _record(self, f, inp, who):
-        out, leaves, ctx = tape.record(f, inp)
+    def _record(self, f, inp, who, complex_input=False):
+        out, leaves, ctx = tape.record(f, inp, complex_input)
         if runs.is_function(out):
             raise TypeError("%s: the function returned a function; only derivative supports that" % who)
         parts = []
@@ -191,6 +191,18 @@ class ReverseMode(Backend):
         output, parts, leaves = self._record(f, inp, who)
         J = self.rows(parts, leaves, inp, 0, int(np.prod(output.shape)))
         return output, np.reshape(J, tuple(output.shape) + tuple(inp.shape))
+
+    def complex_gradient(self, f: Callable[[Any], Any], inp: Input, who: str) -> tuple[Any, Any]:
+        """``(output, g)`` for a complex array input and a real number result: ``f`` recorded once, and
+        ``g`` the input's cotangent for the seed 1, which with the pairing ``Re(sum(u * t))`` is
+        ``df/dx - i df/dy`` (JAX's ``grad``); None when the result is not a single number."""
+        output, parts, leaves = self._record(f, inp, who, complex_input=True)
+        if output.shape:
+            return output, None
+        (value, node), = parts
+        got = tape.backward(node, 1.0, leaves)[0] if node is not None else None
+        g = np.zeros(inp.shape, dtype=inp.value.dtype) if got is None else np.reshape(np.asarray(got), inp.shape)
+        return output, g.astype(np.result_type(g, inp.value.dtype), copy=False)
 
     def rows(self, parts: list, leaves: list, inp: Input, start: int, stop: int) -> np.ndarray:
         """Rows ``start:stop`` of the Jacobian (output elements raveled) of a recorded run, one

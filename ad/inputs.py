@@ -66,11 +66,17 @@ class Input:
             return np.array(self.value)
         return np.array(self.value) if self.value else np.zeros(0)
 
-    def basis(self):
+    def basis(self, unit=1.0):
         """The unit directions, one per element, as a ``UnitBasis`` (shape ``(size,) + shape``):
-        made a block at a time, never the whole ``size x size`` identity at once."""
+        made a block at a time, never the whole ``size x size`` identity at once. ``unit=1j``:
+        the imaginary ones (of a complex input)."""
         dtype = self.value.dtype if self.kind == "array" else np.float64
-        return UnitBasis(self.size, self.shape, dtype)
+        return UnitBasis(self.size, self.shape, dtype, unit)
+
+    @property
+    def complex(self):
+        """Whether the input is a complex array."""
+        return self.kind == "array" and self.value.dtype.kind == "c"
 
     def seeded(self, ctx, seeds):
         """The input in its own form, carrying ``seeds`` for ``ctx``: one direction (shaped like
@@ -125,10 +131,11 @@ class UnitBasis:
     12 GiB). ``np.asarray(basis)`` makes the whole identity, for backends that want it.
     """
 
-    def __init__(self, size, shape, dtype=np.float64):
+    def __init__(self, size, shape, dtype=np.float64, unit=1.0):
         self.size = size
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)  # the input's: float32 inputs get float32 derivatives
+        self.unit = unit  # (1j: the imaginary directions of a complex input)
 
     def __len__(self):
         return self.size
@@ -142,7 +149,7 @@ class UnitBasis:
         """
         rows = np.arange(start, min(stop, self.size))
         block = np.zeros((len(rows), self.size), dtype=self.dtype)
-        block[np.arange(len(rows)), rows] = 1.0
+        block[np.arange(len(rows)), rows] = self.unit
         return block.reshape((len(rows),) + self.shape)
 
     def __getitem__(self, key):
@@ -162,5 +169,5 @@ class UnitBasis:
             yield self[i]
 
     def __array__(self, dtype=None, copy=None):
-        whole = np.eye(self.size, dtype=self.dtype).reshape((self.size,) + self.shape)
+        whole = (np.eye(self.size, dtype=self.dtype) * self.unit).reshape((self.size,) + self.shape)
         return whole if dtype is None else whole.astype(dtype)
