@@ -140,11 +140,11 @@ def read(a: ndarray, key: Any) -> Any:
     per read, here and on the way back); other keys read the whole buffer first."""
     root = root_of(a)
     entries = _VERSIONS.get(id(root))
-    live_tags = [t for t in entries if not t.finished] if entries else ()
-    if not live_tags or not basic(key) or (buffers.has_any_shadow() and buffers.live_tags(a)):
+    running = [t for t in entries if not t.finished] if entries else ()
+    if not running or not basic(key) or (buffers.has_any_shadow() and buffers.live_tags(a)):
         # (an enclosing forward derivative's tangents are read with the buffer, as a call of it)
         return dispatch(operator.getitem, (lift(a), key))
-    t = max(live_tags, key=lambda t: t.serial)
+    t = max(running, key=lambda t: t.serial)
     value = a[key]
     if type(value) is ndarray:
         view = value
@@ -260,7 +260,7 @@ def assign(target: Any, key: Any, value: Any) -> None:
     Under an enclosing forward-mode derivative (a Hessian forward over reverse), the arrays and
     values may carry its tangents too: the write itself is then done by that derivative (which
     keeps the tangents written), and the version is recorded here as without it."""
-    target = live(target)
+    target, value = live(target), live(value)
     if type(value) is ndarray and has_version(value):
         value = lift(value)
     elif type(value) is TracedArray:
@@ -292,7 +292,7 @@ def assign(target: Any, key: Any, value: Any) -> None:
         return
     mine = isinstance(value, Tagged) and value.tag is t
     raw = value.value if mine else value
-    if mine and not isinstance(value.meta, Node) or not _outer_ok(raw, t):
+    if (mine and not isinstance(value.meta, Node)) or not _outer_ok(raw, t):
         raise NoRuleError(_NESTED)
     memory = primal(a)
     shadowed = type(a) is ndarray and buffers.has_any_shadow() and _shadowed(a, t)
