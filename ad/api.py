@@ -136,7 +136,7 @@ def value_and_gradient(f: Callable[..., Any], x: Any, backend: Backend | None = 
     mode for fewer (``default_gradient_backend``). Where the default reverse mode refuses
     what ``f`` does (an operation with no reverse-mode rule, complex values), forward mode
     computes the gradient instead: ``f`` then runs a second time."""
-    inp = Input(x, "gradient")
+    inp = Input(x, "gradient", complex_scalar=True)
     if inp.complex:
         return _complex_gradient(f, inp, backend)
     if backend is None and inp.size >= REVERSE_FROM:
@@ -155,7 +155,7 @@ def value_and_gradient(f: Callable[..., Any], x: Any, backend: Backend | None = 
 
 
 def _complex_gradient(f, inp, backend):
-    """``(f(z), df/dx - i df/dy)`` for a real ``f`` of a complex array ``z = x + iy``, as JAX's ``grad``
+    """``(f(z), df/dx - i df/dy)`` for a real ``f`` of a complex array or number ``z = x + iy``, as JAX's ``grad``
     gives it (the conjugate of the direction of steepest ascent; ``2 conj(z)`` for ``|z|^2``):
     forward mode pushes the real and the imaginary unit directions; reverse mode's cotangent of
     the input is that gradient itself, with the pairing ``Re(sum(u * t))``."""
@@ -175,6 +175,8 @@ def _complex_gradient(f, inp, backend):
         if np.iscomplexobj(output.value):
             raise ComplexValuesError(_COMPLEX_RESULT)
         g = np.reshape(along_x - 1j * along_y, inp.shape)
+        if inp.kind == "scalar":
+            g = complex(g)
     else:
         raise TypeError("gradient: a complex input takes backend=ad.ForwardMode() or ad.ReverseMode(), not %r"
                         % (backend,))

@@ -201,8 +201,9 @@ class ReverseMode(Backend):
             return output, None
         (value, node), = parts
         got = tape.backward(node, 1.0, leaves)[0] if node is not None else None
-        g = np.zeros(inp.shape, dtype=inp.value.dtype) if got is None else np.reshape(np.asarray(got), inp.shape)
-        return output, g.astype(np.result_type(g, inp.value.dtype), copy=False)
+        g = np.zeros(inp.shape, dtype=complex) if got is None else np.reshape(np.asarray(got), inp.shape)
+        g = g.astype(np.result_type(g, np.asarray(inp.value).dtype), copy=False)
+        return output, complex(g) if inp.kind == "scalar" else g
 
     def rows(self, parts: list, leaves: list, inp: Input, start: int, stop: int) -> np.ndarray:
         """Rows ``start:stop`` of the Jacobian (output elements raveled) of a recorded run, one

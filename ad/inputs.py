@@ -25,8 +25,11 @@ def _real(x, who, name):
 class Input:
     """The input of a derivative: its kind (``scalar``, ``list``, ``tuple``, ``array``) and shape."""
 
-    def __init__(self, x, who, name="x"):
+    def __init__(self, x, who, name="x", complex_scalar=False):
         self.who = who
+        if complex_scalar and type(x) in (complex, np.complex128, np.complex64):  # (a gradient's input)
+            self.kind, self.value, self.shape, self.size = "scalar", complex(x), (), 1
+            return
         if is_array(x):
             if x.dtype.kind not in "fc":
                 raise TypeError(
@@ -70,13 +73,13 @@ class Input:
         """The unit directions, one per element, as a ``UnitBasis`` (shape ``(size,) + shape``):
         made a block at a time, never the whole ``size x size`` identity at once. ``unit=1j``:
         the imaginary ones (of a complex input)."""
-        dtype = self.value.dtype if self.kind == "array" else np.float64
+        dtype = self.value.dtype if self.kind == "array" else (complex if self.complex else np.float64)
         return UnitBasis(self.size, self.shape, dtype, unit)
 
     @property
     def complex(self):
-        """Whether the input is a complex array."""
-        return self.kind == "array" and self.value.dtype.kind == "c"
+        """Whether the input is a complex array or number."""
+        return self.value.dtype.kind == "c" if self.kind == "array" else type(self.value) is complex
 
     def seeded(self, ctx, seeds):
         """The input in its own form, carrying ``seeds`` for ``ctx``: one direction (shaped like
@@ -85,7 +88,7 @@ class Input:
         if self.kind == "array":
             return runs.seed(ctx, self.value, _same_layout(seeds, self.value, chunked))
         if self.kind == "scalar":
-            return runs.seed(ctx, self.value, seeds if chunked else float(seeds))
+            return runs.seed(ctx, self.value, seeds if chunked else (complex if self.complex else float)(seeds))
         items = [
             runs.seed(ctx, e, seeds[:, i] if chunked else float(seeds[i])) for i, e in enumerate(self.value)
         ]

@@ -36,7 +36,7 @@ def record(f: Any, inp: Any, complex_input: bool = False) -> tuple[Any, list, Re
     """``(f(x), leaves, ctx)`` for the ``Input`` ``inp``: ``f`` run once with the input carrying leaf
     nodes: one for an array or a number, one per element of a list or tuple. A complex array is
     taken only with ``complex_input`` (a gradient: its cotangent is the gradient, JAX's convention)."""
-    if is_complex(inp.value) and not (complex_input and inp.kind == "array"):
+    if is_complex(inp.value) and not (complex_input and inp.kind in ("array", "scalar")):
         raise ComplexValuesError(
             "reverse mode differentiates real inputs (complex values inside the function are fine), "
             "and the gradient of a complex array; for other derivatives of a complex input use ad.ForwardMode()"

@@ -51,6 +51,13 @@ def test_the_convention_is_jaxs():
         np.testing.assert_allclose(ad.gradient(f, Z, backend=backend), 2 * np.conj(Z), rtol=1e-14)
 
 
+def test_a_complex_number():
+    for backend in (F, R, None):
+        g = ad.gradient(lambda z: abs(z) ** 2 + (z * z).real, 3 + 4j, backend=backend)
+        assert type(g) is complex
+        np.testing.assert_allclose(g, 2 * (3 - 4j) + (6 + 8j), rtol=1e-14)
+
+
 def test_a_default_that_reverse_mode_refuses_falls_back_to_forward_mode():
     z = np.linspace(0.1, 1.0, 40) * (1 + 0.5j)
     f = lambda z: np.sum(np.abs(np.linalg.eigvals(np.reshape(z[:4], (2, 2))))) + np.sum(np.abs(z) ** 2)  # noqa: E731
