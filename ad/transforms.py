@@ -35,6 +35,8 @@ __all__ = ["grad", "gradient", "hessian", "hessian_of", "jacfwd", "jacobian", "v
 
 
 def _check_leaf(leaf, who, i):
+    if who == "grad" and isinstance(leaf, (complex, np.complexfloating)):
+        return  # (a complex number: its gradient follows JAX's convention, see api.value_and_gradient)
     if is_array(leaf):
         if leaf.dtype.kind not in "fc":
             raise TypeError(
@@ -66,6 +68,9 @@ class _Packed:
             raise ValueError("%s: the arguments at argnums %r hold no number to differentiate" % (who, argnums))
         for i, leaf in enumerate(self.leaves):
             _check_leaf(leaf, who, i)
+        if len(self.leaves) > 1 and any(np.iscomplexobj(leaf) for leaf in self.leaves):
+            raise TypeError("%s: a complex leaf is differentiated only alone (its gradient has JAX's convention, "
+                            "df/dx - i df/dy); pass it as the only differentiated argument" % who)
         self.shapes = [np.shape(leaf) for leaf in self.leaves]
         self.sizes = [int(np.prod(s)) for s in self.shapes]
         self.offsets = np.cumsum([0] + self.sizes)
@@ -106,7 +111,7 @@ def _like(block, leaf, lead):
     if runs.is_tagged(block):  # a nested derivative's value: left as it is
         return block
     if not lead and not is_array(leaf):
-        return float(np.asarray(block))
+        return complex(np.asarray(block)) if np.iscomplexobj(leaf) else float(np.asarray(block))
     if is_array(leaf) and is_array(block) and not runs.is_tagged(block) and block.dtype != leaf.dtype:
         if np.result_type(block.dtype, leaf.dtype) == block.dtype and leaf.dtype.kind == block.dtype.kind:
             return block.astype(leaf.dtype)

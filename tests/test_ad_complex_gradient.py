@@ -58,6 +58,14 @@ def test_a_complex_number():
         np.testing.assert_allclose(g, 2 * (3 - 4j) + (6 + 8j), rtol=1e-14)
 
 
+def test_the_transforms():
+    assert ad.grad(lambda z: abs(z) ** 2)(3 + 4j) == 6 - 8j
+    np.testing.assert_allclose(ad.value_and_grad(CASES["|z|^2"])(Z)[1], 2 * np.conj(Z), rtol=1e-14)
+    assert ad.grad(lambda z, w: abs(z) ** 2 * w)(3 + 4j, 2.0) == 12 - 16j
+    with pytest.raises(TypeError, match="complex leaf is differentiated only alone"):
+        ad.grad(lambda z, w: abs(z) ** 2 * w, argnums=(0, 1))(3 + 4j, 2.0)
+
+
 def test_a_default_that_reverse_mode_refuses_falls_back_to_forward_mode():
     z = np.linspace(0.1, 1.0, 40) * (1 + 0.5j)
     f = lambda z: np.sum(np.abs(np.linalg.eigvals(np.reshape(z[:4], (2, 2))))) + np.sum(np.abs(z) ** 2)  # noqa: E731
