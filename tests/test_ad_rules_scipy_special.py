@@ -88,6 +88,9 @@ CASES = {
     "logsumexp": (lambda x: sc.logsumexp(x.reshape(2, 2), axis=1, b=X[:2, None]), [S]),
     "softmax": (lambda x: sc.softmax(x), [S]), "log_softmax": (lambda x: sc.log_softmax(x), [S]),
     "softplus": (sc.softplus, [S]),
+    # elliptic integrals, dilogarithm
+    "ellipk": (sc.ellipk, [P]), "ellipk_neg": (sc.ellipk, [-X]), "ellipkm1": (sc.ellipkm1, [P]),
+    "ellipe": (sc.ellipe, [P]), "ellipe_neg": (sc.ellipe, [-X]), "spence": (sc.spence, [X]), "spence_c": (sc.spence, [Z]),
 }
 
 
@@ -148,6 +151,16 @@ def test_complex_polygamma():
     np.testing.assert_allclose(polygamma(0, z), sc.psi(z))
 
 
+def test_elliptic_and_spence_limits():
+    """The limits where the formulas are 0/0: K'(0) = pi/8, E'(0) = -pi/8, spence'(1) = -1."""
+    assert ad.derivative(sc.ellipk, 0.0) == pytest.approx(np.pi / 8)
+    assert ad.derivative(sc.ellipe, 0.0) == pytest.approx(-np.pi / 8)
+    assert ad.derivative(sc.spence, 1.0) == pytest.approx(-1.0)
+    for f, m in ((sc.ellipk, 1e-7), (sc.ellipe, 1e-7), (sc.spence, 1 + 1e-7)):
+        h = 1e-9
+        assert ad.derivative(f, m) == pytest.approx((f(m + h) - f(m - h)) / (2 * h), rel=1e-5)
+
+
 def test_values_at_special_points():
     D = ad.derivative
     assert D(lambda x: sc.gammainc(1.0, x), 0.0) == 1.0
@@ -190,7 +203,7 @@ def test_float32_keeps_its_type():
     (lambda n: sc.polygamma(n, 1.5), "polygamma"), (lambda s: sc.zeta(s, 2.0), "zeta"),
     (lambda s: sc.zeta(s), "zeta"), (lambda s: scu._riemann_zeta(s), "_riemann_zeta"),
     (lambda df: sc.stdtr(df, 0.3), "stdtr"), (lambda a: sc.betainc(a, 2.0, 0.3), "betainc"),
-    (lambda lm: sc.boxcox(2.0, lm), "boxcox"), (lambda n: sc.binom(n, 2.0), "binom"), (sc.ellipk, "ellipk"),
+    (lambda lm: sc.boxcox(2.0, lm), "boxcox"), (lambda n: sc.binom(n, 2.0), "binom"), (lambda m: sc.ellipj(1.0, m)[0], "ellipj"),
 ])
 def test_refused(f, name):
     with pytest.raises(ad.NoRuleError, match=name):

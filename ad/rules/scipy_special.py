@@ -26,6 +26,8 @@ from these (real values).
   (every argument); ``boxcox``, ``boxcox1p``, ``inv_boxcox``, ``inv_boxcox1p`` (not in
   ``lmbda``); ``lambertw`` (not in ``k``); ``expm1``, ``log1p``, ``exp2``, ``exp10``,
   ``cbrt``, ``cosm1``, ``sindg``, ``cosdg``, ``tandg``, ``cotdg``.
+* Complete elliptic integrals ``ellipk``, ``ellipkm1``, ``ellipe`` (in the parameter) and
+  ``spence`` (real and complex).
 * ``factorial`` (``exact=False``: ``gamma(n + 1)``, 0 for ``n < 0`` unless
   ``extend='complex'``). ``logsumexp``, ``softmax``, ``log_softmax``, ``softplus`` are
   SciPy's Python code, differentiated through.
@@ -34,7 +36,7 @@ At singular points and outside a function's domain, derivatives are what IEEE ar
 gives (``inf``, ``nan``), as NumPy's; where SciPy's value is ``nan``, so is the derivative.
 An order (``v``, ``n``), a shape parameter (``a`` of ``gammainc``, ``df`` of ``stdtr``...) or
 ``zeta``'s ``x`` (also without ``q``) carrying a derivative raises NoRuleError naming the
-function; so does every function not listed (``binom``, ``ellipk``, ``hyp2f1``, ``exprel``...).
+function; so does every function not listed (``binom``, ``ellipj``, ``hyp2f1``, ``exprel``...).
 """
 
 import math
@@ -344,3 +346,18 @@ defjvp(sc.sindg, lambda g, ans, x: g * (_DEG * sc.cosdg(x)))
 defjvp(sc.cosdg, lambda g, ans, x: g * (-_DEG * sc.sindg(x)))
 defjvp(sc.tandg, lambda g, ans, x: g * (_DEG * (1 + ans * ans)))
 defjvp(sc.cotdg, lambda g, ans, x: g * (-_DEG * (1 + ans * ans)))
+
+# complete elliptic integrals (parameter m): K' = (E - (1 - m) K) / (2 m (1 - m)), E' = (E - K) / (2 m),
+# with their limits pi/8 and -pi/8 at m = 0; ellipkm1(p) is K(1 - p)
+_PI_8 = math.pi / 8
+
+
+def _d_ellipk(ans, m):
+    return np.where(m == 0, _PI_8, (sc.ellipe(m) - (1 - m) * ans) / (2 * m * (1 - m)))
+
+
+defjvp(sc.ellipk, _domain(_d_ellipk))
+defjvp(sc.ellipe, _domain(lambda ans, m: np.where(m == 0, -_PI_8, (ans - sc.ellipk(m)) / (2 * m))))
+defjvp(sc.ellipkm1, _domain(lambda ans, p: -_d_ellipk(ans, 1 - p)))
+# spence(z) = integral from 1 to z of log(t) / (1 - t) dt: its derivative log(z) / (1 - z), -1 at z = 1
+defjvp(sc.spence, _domain(lambda ans, z: np.where(z == 1, -1.0, np.log(z) / (1 - z))))
