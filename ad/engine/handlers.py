@@ -51,6 +51,19 @@ def handler(a, b):
 _VIEW_METHODS = frozenset({"reshape", "ravel", "transpose", "swapaxes", "squeeze"})  # a view when NumPy can
 
 
+def lifted_in(a, holds, lift, depth=2):
+    """``a``, or (a buffer for which ``holds`` is true: it stands for a value being differentiated)
+    ``lift(a)``, the tagged value it stands for; lists and tuples (``depth`` levels) get theirs."""
+    kind = type(a)
+    if kind is ndarray:
+        return lift(a) if holds(a) else a
+    if (kind is list or kind is tuple) and depth:
+        items = [lifted_in(e, holds, lift, depth - 1) for e in a]
+        if any(x is not y for x, y in zip(items, a)):
+            return kind(items)
+    return a
+
+
 def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=False, read=None,
           read_tagged=None, held=None):
     """``(handlers, guard)`` for an AD context whose plain buffers may stand for values being
@@ -139,18 +152,6 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
             a = lift(a)
         return -a
 
-    def _held_read(a, depth=2):
-        """``a``, or (a buffer standing for a value being differentiated, also in lists and tuples)
-        the ``DualArray`` it stands for."""
-        kind = type(a)
-        if kind is ndarray:
-            return lift(a) if has_shadow(a) else a
-        if (kind is list or kind is tuple) and depth:
-            items = [_held_read(e, depth - 1) for e in a]
-            if any(x is not y for x, y in zip(items, a)):
-                return kind(items)
-        return a
-
     def handlers():
         """The implicit handlers of the AD context."""
         table = {"getitem": getitem, "setitem": setitem, "iterable": iterable, "neg": neg}
@@ -186,7 +187,7 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
             if any(type(a) is ndarray and has_shadow(a) for a in args):
                 args = tuple(lift(a) if type(a) is ndarray else a for a in args)
             if (held is None or held()) and any(type(a) is list or type(a) is tuple for a in args):
-                args = tuple(_held_read(a) for a in args)  # sum([buf, buf]), math.fsum([buf[0], ...])
+                args = tuple(lifted_in(a, has_shadow, lift) for a in args)  # sum([buf, buf]), math.fsum([buf[0], ...])
             result = NativeGuard.call(self, f, args, kwargs, run)
             if type(result) is ndarray and result.dtype == object and not self.transparent(f, owner):
                 if any(isinstance(e, Tagged) for e in result.flat):

@@ -42,6 +42,7 @@ from . import reverse_buffers, reverse_writes
 from .buffers import REVERSE_VERSIONS
 from .dual_array import is_array
 from .forward import JVP_RULES, NOT_DIFFERENTIABLE, ON_DEFJVP, ZERO, NoRuleError
+from .handlers import lifted_in
 from .traced import (  # noqa: F401  (defined there)
     COMPLEX_NODES, ComplexValuesError, Node, Traced, TracedArray, is_complex, make_traced,
 )
@@ -113,19 +114,6 @@ def _complex_made(ctx, out):
     return False
 
 
-def _buffers_read(a, depth=2):
-    """``a``, or (a plain buffer holding values of a reverse-mode run, also inside lists and tuples)
-    the ``TracedArray`` it stands for."""
-    kind = type(a)
-    if kind is ndarray:
-        return reverse_buffers.lift(a) if reverse_buffers.has_version(a) else a
-    if (kind is list or kind is tuple) and depth:
-        items = [_buffers_read(e, depth - 1) for e in a]
-        if any(x is not y for x, y in zip(items, a)):
-            return kind(items)
-    return a
-
-
 def _complex_guarded(fn, impl):
     """``impl`` refusing complex values for ``fn`` (see ``ReverseCtx.primitive``): checked on what it
     returns, once a complex value was recorded in the process. Its arguments that are plain buffers
@@ -137,9 +125,10 @@ def _complex_guarded(fn, impl):
 
     def guarded(ctx, /, *args, **kwargs):
         if REVERSE_VERSIONS and lifts:
-            args = tuple(_buffers_read(a) for a in args)
+            args = tuple(lifted_in(a, reverse_buffers.has_version, reverse_buffers.lift) for a in args)
             if kwargs:
-                kwargs = {k: v if k == "out" else _buffers_read(v) for k, v in kwargs.items()}
+                kwargs = {k: v if k == "out" else lifted_in(v, reverse_buffers.has_version, reverse_buffers.lift)
+                          for k, v in kwargs.items()}
         out = impl(ctx, *args, **kwargs)
         if COMPLEX_NODES[0] and id(fn) not in COMPLEX_CHECKED and _complex_made(ctx, out):
             raise _refuse_complex(fn)

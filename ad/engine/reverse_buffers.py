@@ -149,7 +149,7 @@ def read(a: ndarray, key: Any) -> Any:
     if type(value) is ndarray:
         view = value
     else:  # one element: its position, from a view of it
-        view = a[(None,) + (key if type(key) is tuple else (key,))]
+        view = a[_new_axis_first(key)]
     parent, _ = _read_parent(root, view, entries[t])
     return make_traced(value, t, Node((parent,)))
 
@@ -171,7 +171,7 @@ def read_traced(x: Any, key: Any) -> Any:
     if entry is None or entry[1] is None or entry[0].serial < x.meta.serial:
         return None  # (nothing written since x was made: the general path is as cheap)
     value = p[key]
-    view = value if type(value) is ndarray else p[(None,) + (key if type(key) is tuple else (key,))]
+    view = value if type(value) is ndarray else p[_new_axis_first(key)]
     pos = positions(root, view)
     written = entry[1][pos]
     if written.all():
@@ -203,11 +203,16 @@ def fresh(x: TracedArray) -> TracedArray:
     return TracedArray(p, x.tag, Node((parent, (x.meta, Unwritten(mask)))))
 
 
+def _new_axis_first(key):
+    """``key`` with a leading new axis: it gives a view even where ``key`` picks one element."""
+    return (None,) + (key if isinstance(key, tuple) else (key,))
+
+
 def _key_positions(root, a, key):
     """Positions of ``a[key]``: from the view itself when ``key`` makes one (no index array of all of
     ``a``); a leading new axis keeps an integer key from making a scalar."""
     try:
-        view = a[(None,) + (key if isinstance(key, tuple) else (key,))]
+        view = a[_new_axis_first(key)]
     except (IndexError, TypeError, ValueError):
         view = None
     if type(view) is ndarray and view.base is not None and root_of(view) is root:

@@ -11,6 +11,7 @@ none of what they held. Indices carrying a derivative raise ``NoRuleError``.
 import numpy as np
 
 from context.tagging import Tagged, dispatch, enclosing_call, native_primitive
+from context.tagging.dispatch import qualified_name
 from context.tagging.values import primal
 
 from ..engine import buffers, mutation, reverse_buffers, reverse_writes
@@ -80,18 +81,19 @@ WRITES = {np.put: (put, ("a", "ind", "v", "mode"), 1), np.ndarray.put: (put, ("a
           np.fill_diagonal: (fill_diagonal, ("a", "val", "wrap"), None)}
 
 
-def _bound(fn, names, args, kwargs):
+def bound_arguments(fn, names, args, kwargs):
+    """The arguments of ``fn(*args, **kwargs)`` by ``names``, in order (those given)."""
     bound = dict(zip(names, args))
     for key, value in kwargs.items():
         if key not in names or key in bound:
-            raise TypeError("%s got an unexpected or repeated argument '%s'" % (fn.__name__, key))
+            raise TypeError("%s got an unexpected or repeated argument '%s'" % (qualified_name(fn), key))
         bound[key] = value
     return [bound[n] for n in names if n in bound]
 
 
 def _rule(fn, where, names, indices, holds, assign):
     def primitive(ctx, *args, **kwargs):
-        args = _bound(fn, names, args, kwargs)
+        args = bound_arguments(fn, names, args, kwargs)
         target, rest = args[0], args[1:]
         if not (holds(ctx, target) or any(holds(ctx, v) for v in rest)):  # constants: a plain write
             if getattr(type(ctx), "records_writes", False):

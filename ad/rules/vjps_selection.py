@@ -23,6 +23,7 @@ from context.tagging.values import primal
 from ..engine import reverse_buffers, reverse_writes
 from ..engine.forward import NOT_DIFFERENTIABLE, NoRuleError
 from ..engine.reverse import Node, ReverseCtx, defvjp, make_traced, split
+from .indexed_writes import bound_arguments
 from .indexing import scattered_sum
 from .pullbacks import unbroadcast
 from .vjps_numeric import arrayed
@@ -165,14 +166,10 @@ def _masked_write(fn, names, cycled_by_position):
     @ReverseCtx.primitive(fn)
     @native_primitive
     def primitive(ctx, *args, **kwargs):
-        bound = dict(zip(names, args))
-        for key, value in kwargs.items():
-            if key not in names or key in bound:
-                raise TypeError("%s got an unexpected or repeated argument '%s'" % (qualified_name(fn), key))
-            bound[key] = value
+        bound = bound_arguments(fn, names, args, kwargs)
         if len(bound) != 3:
             raise TypeError("%s takes 3 arguments (%s)" % (qualified_name(fn), ", ".join(names)))
-        target, mask, values = (bound[n] for n in names)
+        target, mask, values = bound
         if not (_mine(ctx, target) or _mine(ctx, values) or _versioned(target)):
             reverse_writes.before_write(ctx, primal(target))  # constants: the tape's saved arrays keep their values
             return enclosing_call(ctx._tag, fn, (primal(target), mask, values), {})
