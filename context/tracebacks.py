@@ -22,18 +22,27 @@ def context_method_codes():
 
 
 _last = [0, 0, 0, -1]  # the exception stripped last, its first entry then: ids, the entry's code id and lasti
-_CALLS = frozenset(dis.opmap[name] for name in ("CALL", "CALL_FUNCTION_EX", "CALL_KW", "PRECALL")
-                   if name in dis.opmap)
+# what an engine frame does for the user: a call, or an operation of an implicit handler
+# (``x[i]``, ``x + y``, ``iter(x)``, ``o.name`` run by ``getitem``, ``add``, ...)
+_OPERATIONS = frozenset(dis.opmap[name] for name in (
+    "CALL", "CALL_FUNCTION_EX", "CALL_KW", "PRECALL", "BINARY_SUBSCR", "STORE_SUBSCR",
+    "DELETE_SUBSCR", "BINARY_SLICE", "STORE_SLICE", "BINARY_OP", "COMPARE_OP", "CONTAINS_OP",
+    "UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_NOT", "GET_ITER", "FOR_ITER", "UNPACK_SEQUENCE",
+    "UNPACK_EX", "LOAD_ATTR", "STORE_ATTR", "DELETE_ATTR", "TO_BOOL", "POP_JUMP_IF_TRUE",
+    "POP_JUMP_IF_FALSE", "CALL_INTRINSIC_1",
+) if name in dis.opmap)
 
 
-def _called_a_native(entry):
-    """Whether the traceback entry is an engine frame where a call it made raised: the
-    callee, having no frame of its own, was a native."""
+def _raised_for_the_user(entry):
+    """Whether the traceback entry is an engine frame where an operation it did on the
+    user's behalf raised (a native it called, a subscript or operator of an implicit
+    handler): natively, the user's frame that asked for it is where it was raised. An
+    engine frame that raised an error of its own (``raise``) stays."""
     code = entry.tb_frame.f_code
     if not resolve.is_engine_code(code):
         return False
     lasti = entry.tb_lasti
-    return 0 <= lasti < len(code.co_code) and code.co_code[lasti] in _CALLS
+    return 0 <= lasti < len(code.co_code) and code.co_code[lasti] in _OPERATIONS
 
 
 def strip_engine_frames(exc):
@@ -73,7 +82,7 @@ def strip_engine_frames(exc):
             break
         node = below
     tail = node
-    if tail is None and len(kept) > 1 and _called_a_native(kept[-1]):
+    if tail is None and len(kept) > 1 and _raised_for_the_user(kept[-1]):
         kept.pop()  # natively, the frame that called the native is where it was raised
         changed = True
     if tail is None and type(exc) is RecursionError:

@@ -4,7 +4,7 @@ exceptions, ``return`` in ``finally``, metaclass ``__call__``, descriptors with 
 frozen dataclasses, ``match``, the walrus operator and f-strings, ``except*``, ``__slots__``,
 container dunders, late-binding closures, deep recursion, ``cmp_to_key``, warnings caught as
 they are raised, property setters, ``__init_subclass__``, star unpacking, ``itertools``,
-``nonlocal``/``global``, string methods. The same results, exceptions and messages under an
+``nonlocal``/``global``, string methods, formatted tracebacks (carets included). The same results, exceptions and messages under an
 empty context, ``CountCtx``, ``PrintCtx``, ``TraceCtx``, a tagging context and reverse mode's
 (whose values are all untagged here)."""
 
@@ -266,10 +266,26 @@ def str_methods(n):
     return s.split(", "), s.title(), "-".join(reversed(s.split())), s.encode("utf-8")[:5], "%s:%d" % ("a", n), format(n, "08b")
 
 
+def traceback_text(n):
+    import traceback
+    def fails(k):
+        it, d = [1, 2], {"a": 1}
+        ops = [lambda: it[k + 5], lambda: d["zz"], lambda: 1 / (k - k), lambda: len(k),
+               lambda: [*k], lambda: it.nope, lambda: next(iter(())), lambda: int("x%d" % k)]
+        return ops[k % len(ops)]()
+    out = []
+    for k in range(n, n + 8):
+        try:
+            fails(k)
+        except Exception as e:
+            out.append("".join(traceback.format_exception(e)[1:]))  # below the runner's own frame
+    return out
+
+
 FEATURES = [gen_send, gen_throw, async_run, suppress, chained, finally_return, metaclass_call, descriptor,
             dataclass_ops, match_stmt, walrus_fstring, exc_group, slots_attr, dunders, closures_late,
             recursion_limit, sort_stability, warn_and_catch, property_setter, init_subclass, star_unpack,
-            iter_protocols, nonlocal_global, str_methods]
+            iter_protocols, nonlocal_global, str_methods, traceback_text]
 CONTEXTS = {"empty": context.Context, "count": context.CountCtx, "print": context.PrintCtx,
             "trace": context.TraceCtx, "tagging": TaggingContext, "reverse mode": tape.start}
 
