@@ -6,6 +6,8 @@ never confused. Rules are one-line table entries (``ad.rules``); add your own wi
 ``@ad.frule(fn)``, ``ad.defjvp(fn, ...)`` or ``ad.deflinear(fn)``.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from . import testing  # noqa: F401  (ad.testing.check_grads)
 from .engine.optional import when_imported
 from .rules import (  # noqa: F401  (register the rules)

@@ -12,6 +12,8 @@ differentiates (this module is not engine code for that reason).
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import functools
 from collections.abc import Callable
 from typing import Any

@@ -23,6 +23,8 @@ Not engine code: an enclosing derivative differentiates through backends.
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import copy
 from collections.abc import Callable, Sequence
 from typing import Any

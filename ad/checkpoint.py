@@ -15,6 +15,8 @@ recomputation run under the contexts of the derivatives around them.
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import functools
 from collections.abc import Callable
 from typing import Any

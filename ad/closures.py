@@ -4,6 +4,8 @@ They live apart from the engine modules on purpose: they must run under the AD
 context like user code (an outer context differentiates through them).
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 
 def apply_result(f, x, args, kwargs):
     """``f(x)(*args, **kwargs)``: a function-valued ``f`` applied twice."""

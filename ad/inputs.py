@@ -4,6 +4,8 @@ float array of any shape, seen by backends as one array of ``shape``.
 Not engine code: an enclosing derivative differentiates through it.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import math
 import numbers
 

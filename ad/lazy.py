@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from collections.abc import Callable
 from typing import Any
 

@@ -4,6 +4,8 @@ tuple of them, read as one value array and one tangent array.
 Not engine code: an enclosing derivative differentiates through it.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numbers
 
 import numpy as np

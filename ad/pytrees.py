@@ -8,6 +8,8 @@ containers around new leaves.
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from typing import Any, NamedTuple
 
 

@@ -18,6 +18,8 @@ jobs they unpickled, so the function is rewritten once per worker, not once per 
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import functools
 import hashlib
 import io

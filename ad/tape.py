@@ -13,6 +13,8 @@ differentiates them.
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from typing import Any
 
 from context import overdub

@@ -11,6 +11,8 @@ executor: a task never spreads work of its own.
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from typing import Any
 
 import numpy as np

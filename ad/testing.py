@@ -9,6 +9,8 @@ them (pytrees); directions are random in the same space (complex for complex inp
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from collections.abc import Callable, Sequence
 from typing import Any
 

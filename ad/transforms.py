@@ -17,6 +17,8 @@ derivative differentiates through it, so transforms compose (``jacfwd(grad(f))``
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numbers
 from collections.abc import Callable, Sequence
 from typing import Any

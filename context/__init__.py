@@ -5,6 +5,8 @@
 own code rewritten for the context.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from ._support import check_python_version
 
 check_python_version()

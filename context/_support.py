@@ -1,5 +1,7 @@
 """Which CPython versions the engine can rewrite, checked at import time."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import sys
 
 SUPPORTED = ((3, 11), (3, 12), (3, 13))

@@ -6,6 +6,8 @@ not override is not called at all, and a class that overrides nothing gets a pat
 is just a cache lookup and a call.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import sys
 import weakref
 from contextlib import contextmanager

@@ -7,6 +7,8 @@ wrapper just calls the function natively. Users can extend the table with
 ``register_callback_positions``.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import builtins
 import contextvars
 import functools

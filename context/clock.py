@@ -12,6 +12,8 @@ back. (A thread that runs user code while another rewrites has that time left ou
 rewriting happens once per function, so this is rare and short.)
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import threading
 from time import perf_counter_ns
 

@@ -16,6 +16,8 @@ deeper limit (added and removed by single dict operations), and ``_apply`` deriv
 limit from it and from the user's limit each time it runs.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import sys
 import threading
 from contextlib import contextmanager
@@ -23,8 +25,8 @@ from contextlib import contextmanager
 from ._support import C_RECURSION_GUARDED
 
 FRAMES_PER_CALL = 4
-HOOK_FRAMES = 5  # frames a hook may use below the deepest user frame (CountCtx's prehook uses 4)
-HELPER_FRAMES = 4  # engine frames a call may add below it (calling a class: instantiate, call_ex)
+HOOK_FRAMES = 5  # frames a hook or a native guard may use below the deepest user frame (CountCtx's prehook uses 4)
+HELPER_FRAMES = 5  # engine frames a call may add below it (calling a class: instantiate, call_ex; on 3.11 a C call counts too)
 C_STACK_CAP = 16000
 _lock = threading.RLock()
 _users = {}  # a key per entry of a running activation -> (frames per call, extra frames)

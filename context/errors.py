@@ -1,5 +1,7 @@
 """Exceptions raised by the engine."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 
 class RewriteError(Exception):
     """The rewriter met bytecode it does not understand.

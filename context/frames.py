@@ -8,9 +8,13 @@ engine's frames and a context's own methods (``overdub``, hooks) are skipped, bo
 read in rewritten code (see ``visible_f_back``).
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import builtins
 import sys
+import typing
 import warnings
+from types import BuiltinFunctionType, FunctionType
 
 from ._support import WARN_SKIP_FILE_PREFIXES
 from .rewrite import rewrite_code
@@ -104,8 +108,39 @@ def _warn(act, f, args, kwargs):
     module = module_globals.get("__name__", "<string>")
     if module is not None and not isinstance(module, str):
         module = "<string>"  # None lets warn_explicit derive the module from the file name
-    return warnings.warn_explicit(message, category, frame.f_code.co_filename, frame.f_lineno, module, registry,
-                                  None, source)
+    # the warnings module ``f`` belongs to (a copy imported afresh has filters of its own)
+    warn_explicit = getattr(getattr(f, "__self__", None), "warn_explicit", None) or warnings.warn_explicit
+    return warn_explicit(message, category, frame.f_code.co_filename, frame.f_lineno, module, registry,
+                         None, source)
+
+
+def _from_user_globals(fn, args, kwargs):
+    """``fn(*args, **kwargs)`` called from a frame whose globals (and so whose function's
+    ``__module__``) are the user's frame's (see ``call_with_user_globals``)."""
+    try:
+        return fn(*args, **kwargs)
+    except BaseException as exc:
+        exc.__traceback__ = exc.__traceback__.tb_next  # this frame's own entry
+        raise
+
+
+_FROM_USER_GLOBALS = _from_user_globals.__code__
+
+
+def call_with_user_globals(fn, args, kwargs):
+    """``fn(*args, **kwargs)`` from a function made with the user's frame's globals: a native
+    that reads its caller's module (the ``__name__`` of the calling frame's globals, or its
+    function's ``__module__``) sees the user's. Outside a context, a plain call."""
+    try:
+        frame = user_frame()
+    except RuntimeError:  # not called from code running under a context
+        return fn(*args, **kwargs)
+    return FunctionType(_FROM_USER_GLOBALS, frame.f_globals)(fn, args, kwargs)
+
+
+def _caller_module(act, f, args, kwargs):
+    """A native that reads its caller's module (``TypeVar`` takes it as its ``__module__``)."""
+    return call_with_user_globals(f, args, kwargs)
 
 
 def _super(act, f, args, kwargs):
@@ -177,6 +212,26 @@ FRAME_SENSITIVE = {
 }
 if hasattr(sys, "_getframemodulename"):
     FRAME_SENSITIVE[sys._getframemodulename] = _getframemodulename
+# Natives (C types from 3.12) that name their caller's module as theirs; in Python before.
+for _name in ("TypeVar", "ParamSpec", "TypeVarTuple", "TypeAliasType"):
+    _native = getattr(typing, _name, None)
+    if isinstance(_native, type) and type(vars(_native).get("__new__")) is BuiltinFunctionType:  # in C
+        FRAME_SENSITIVE[_native] = _caller_module
+
+# Natives whose callbacks ask for their caller's module: typing's protocol checks let the
+# ``abc`` module (whose ``register`` calls ``_abc_register``) call ``issubclass`` on protocols.
+try:
+    import _abc
+except ImportError:  # another implementation: abc is written in Python there
+    _abc = None
+for _name in ("_abc_register", "_abc_instancecheck", "_abc_subclasscheck"):
+    _native = getattr(_abc, _name, None)
+    if _native is not None:
+        FRAME_SENSITIVE[_native] = _caller_module
+
+# Copies of these natives in modules imported afresh (``test.support.import_fresh_module``
+# makes a second ``_warnings``) get the same handler: module name and function name.
+BY_NAME = {("_warnings", "warn"): _warn}
 
 # Those that act on the frame that calls them and no other.
 CALLING_FRAME_ONLY = (builtins.locals, builtins.vars, builtins.dir, builtins.globals, builtins.super)

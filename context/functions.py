@@ -32,6 +32,8 @@ operations, which a collection cannot interrupt), so that collection can free th
 cycle; a function still in use simply gets a new copy.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import gc
 import sys
 import weakref

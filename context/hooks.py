@@ -1,5 +1,7 @@
 """The methods a context class may override, and which ones a class does override."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 HOOK_METHODS = ("prehook", "posthook", "overdub", "canrecurse", "fallback")
 _DEFAULT = "_pycassette_default_hook"
 

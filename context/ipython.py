@@ -22,6 +22,8 @@ An exception in the code shows its traceback with the user's frames only, after 
 made until then.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import ast
 import inspect
 import os

@@ -6,13 +6,15 @@ to higher-order natives are wrapped. Under a nested context, the native call its
 runs under the enclosing context, which then sees it as a call of its own.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import builtins
 import sys
 from functools import partial
-from types import FunctionType
+from types import FunctionType, ModuleType
 
 from .callbacks import wrap_callbacks
-from .frames import FRAME_SENSITIVE
+from .frames import BY_NAME, FRAME_SENSITIVE
 from .watch import WATCHED, function_changed
 from .depth import set_user_recursion_limit, user_recursion_limit
 from .resolve import is_engine_callable
@@ -31,6 +33,21 @@ def _build_class(act, f, args, kwargs):
 
 SPECIAL_NATIVES = {id(fn): handler for fn, handler in FRAME_SENSITIVE.items()}
 SPECIAL_NATIVES[id(builtins.__build_class__)] = _build_class
+_COPIES = []  # natives of modules imported afresh, given a handler (kept alive: their ids are keys)
+
+
+def special_copy(f):
+    """Whether native ``f`` is a copy, in a module imported afresh, of a native with a handler
+    (``frames.BY_NAME``: its module's and its own name); if so, the handler is registered."""
+    owner = getattr(f, "__self__", None)
+    if type(owner) is not ModuleType:
+        return False
+    handler = BY_NAME.get((getattr(owner, "__name__", None), getattr(f, "__name__", None)))
+    if handler is None:
+        return False
+    SPECIAL_NATIVES[id(f)] = handler
+    _COPIES.append(f)
+    return True
 
 
 def _attribute_change(act, f, args, kwargs):

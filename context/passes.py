@@ -1,5 +1,7 @@
 """Ready-made rewrite passes. A pass takes a ``bytecode.Bytecode`` and returns one."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from bytecode import Instr
 
 

@@ -1,5 +1,7 @@
 """Primitive tables: per context class, keyed by callee, optionally limited by argument types."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import weakref
 from types import BuiltinMethodType, MethodType, ModuleType
 

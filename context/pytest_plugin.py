@@ -22,6 +22,8 @@ natively: they are driven by an event loop another plugin owns (pytest-asyncio, 
 and running that loop under a context would measure the loop, not the test.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import functools
 import hashlib
 import inspect

@@ -6,6 +6,8 @@ arguments it receives) or to ``instantiate`` for classes whose ``__new__`` or
 own code, which always runs natively.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import functools
 import os
 import re

@@ -4,6 +4,8 @@ Rewritten code calls ``visible_f_back`` directly, so the rewriter embeds it: thi
 module imports only leaf modules of the engine.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import sys
 from types import FrameType
 

@@ -5,6 +5,8 @@ and calls it with the callee and the arguments; it returns what to call. Outside
 native calls, so code rewritten earlier (a generator resumed later, say) still runs.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import operator
 import threading
 

@@ -1,5 +1,7 @@
 """Keeping the engine's own frames out of the tracebacks users see."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import dis
 
 from . import resolve
@@ -46,6 +48,16 @@ def _raised_for_the_user(entry):
 
 
 def strip_engine_frames(exc):
+    """``_strip`` that never raises: it runs as the program's ``except`` and ``finally`` blocks
+    are entered, and an error of its own there would replace the program's exception and keep
+    its handler from running; the traceback is then left as it is."""
+    try:
+        _strip(exc)
+    except Exception:
+        pass
+
+
+def _strip(exc):
     """Unlink the engine's frames, and the running contexts' hook methods, from ``exc``'s
     traceback; the first entry and the one where it was raised stay.
 

@@ -4,6 +4,8 @@ A leaf module: rewritten code calls ``function_changed`` directly after it assig
 deletes one of the ``WATCHED`` attributes (see ``context.functions``).
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import weakref
 from types import FunctionType
 

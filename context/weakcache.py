@@ -1,5 +1,7 @@
 """A cache keyed by object identity that forgets an entry when its key object dies."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import weakref
 
 

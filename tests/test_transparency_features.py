@@ -4,7 +4,7 @@ exceptions, ``return`` in ``finally``, metaclass ``__call__``, descriptors with 
 frozen dataclasses, ``match``, the walrus operator and f-strings, ``except*``, ``__slots__``,
 container dunders, late-binding closures, deep recursion, ``cmp_to_key``, warnings caught as
 they are raised, property setters, ``__init_subclass__``, star unpacking, ``itertools``,
-``nonlocal``/``global``, string methods, formatted tracebacks (carets included). The same results, exceptions and messages under an
+``nonlocal``/``global``, string methods, formatted tracebacks (carets included), natives that take their caller's module or line, builtins replaced while the program runs. The same results, exceptions and messages under an
 empty context, ``CountCtx``, ``PrintCtx``, ``TraceCtx``, a tagging context and reverse mode's
 (whose values are all untagged here)."""
 
@@ -195,6 +195,29 @@ def recursion_limit(n):
         return "recursion"
 
 
+def recursion_to_the_limit(n):
+    """Recursion that uses what the limit leaves, as tomllib's nesting-limit test does, with a
+    class made and a native called at the deepest level."""
+    from test import support
+
+    class Node:
+        def __init__(self, k):
+            self.k = k
+
+    def a(k):
+        return b(k)
+
+    def b(k):
+        return c(k)
+
+    def c(k):
+        return Node(len(str(k))) if k == 0 else a(k - 1)
+
+    with support.infinite_recursion(max_depth=100):
+        available = support.get_recursion_available()
+        return type(a(available // 3 - 2 - n)).__name__
+
+
 def sort_stability(n):
     data = [(i % 3, str(i)) for i in range(n * 3)]
     import functools, operator
@@ -282,10 +305,55 @@ def traceback_text(n):
     return out
 
 
+def caller_module(n):
+    """Natives that take their caller's module or line: ``TypeVar`` (written in C from 3.12),
+    ``warnings.warn`` and the ``warn`` of a copy of ``_warnings`` imported afresh, and
+    ``abc``'s ``register`` of a protocol (typing lets only ``abc`` check it)."""
+    import typing
+    import warnings
+    from test.support import import_helper
+    fresh = import_helper.import_fresh_module("warnings", fresh=["_warnings"])
+    T = typing.TypeVar("T%d" % n)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.warn("w%d" % n)
+    with fresh.catch_warnings(record=True, module=fresh) as caught_fresh:
+        fresh.simplefilter("always")
+        fresh.warn("f%d" % n)
+    class C:
+        x = n
+
+    @typing.runtime_checkable
+    class P(typing.Protocol):  # a protocol with a data member: abc's register may check it
+        x = 1
+
+    P.register(C)
+    return T.__module__, [(w.filename, w.lineno, str(w.message)) for w in caught + caught_fresh], isinstance(C(), P)
+
+
+def patched_builtins(n):
+    """A builtin replaced while the program runs (as ``test_functools`` does with ``len``): the
+    program's calls see the replacement, the engine's own code never does."""
+    import builtins
+    import functools
+    old = builtins.len
+    out = []
+    try:
+        builtins.len = functools.lru_cache(4)(old)  # fails on unhashable arguments
+        out += [len("abcdef"[:i]) for i in range(n + 2)]
+        try:
+            [][n]
+        except IndexError:
+            out.append("caught")
+    finally:
+        builtins.len = old
+    return out, builtins.len is old
+
+
 FEATURES = [gen_send, gen_throw, async_run, suppress, chained, finally_return, metaclass_call, descriptor,
             dataclass_ops, match_stmt, walrus_fstring, exc_group, slots_attr, dunders, closures_late,
-            recursion_limit, sort_stability, warn_and_catch, property_setter, init_subclass, star_unpack,
-            iter_protocols, nonlocal_global, str_methods, traceback_text]
+            recursion_limit, recursion_to_the_limit, sort_stability, warn_and_catch, property_setter, init_subclass, star_unpack,
+            iter_protocols, nonlocal_global, str_methods, traceback_text, caller_module, patched_builtins]
 CONTEXTS = {"empty": context.Context, "count": context.CountCtx, "print": context.PrintCtx,
             "trace": context.TraceCtx, "tagging": TaggingContext, "reverse mode": tape.start}
 

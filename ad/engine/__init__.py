@@ -7,3 +7,5 @@ NumPy buffers in shadow memory; ``mutation`` writes values and tangents into arr
 ``runs`` starts one run. The rule tables in ``ad.rules`` are ordinary code, which an
 enclosing derivative differentiates.
 """
+
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)

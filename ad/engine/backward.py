@@ -15,6 +15,8 @@ real value keeps its real part (``np.real``, called the same way): with the pair
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from heapq import heappop, heappush
 from operator import add
 from typing import Any

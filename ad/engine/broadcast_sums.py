@@ -10,6 +10,8 @@ derivative the context keeps beside it); with no context running they are plain 
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from typing import Any
 
 import numpy as np

@@ -10,6 +10,8 @@ memory into a ``DualArray`` whose tangent is a view of the shadow, so rules see 
 any other value being differentiated.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 
 from context.resolve import declare_engine_code

@@ -8,6 +8,8 @@ tags, other operand types) goes to the generic dispatch, which uses those rules.
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import operator
 from typing import Any
 

@@ -10,6 +10,8 @@ rather than return bare numbers.
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import operator
 import sys
 from typing import Any

@@ -18,6 +18,8 @@ their arithmetic and calls are differentiated by that one (``enclosing_call``).
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import inspect
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar

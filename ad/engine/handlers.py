@@ -7,6 +7,8 @@ passed to a native as the ``DualArray`` it stands for, and written in place, tan
 included (``buf[i] = t``, ``buf += t``).
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import operator
 from types import FunctionType
 

@@ -6,6 +6,8 @@ an array of an enclosing reverse-mode run is written by that run (``reverse_buff
 A constant written over part of an array makes that part's tangent exactly zero.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 
 import operator
 

@@ -7,6 +7,8 @@ on ``sys.meta_path`` wraps that one module's loader. ``import ad`` never imports
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import importlib
 import importlib.abc
 import sys

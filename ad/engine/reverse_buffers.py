@@ -24,6 +24,8 @@ tangents of a forward derivative nested inside this run, is refused with ``NoRul
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import operator
 from typing import Any
 

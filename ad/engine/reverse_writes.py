@@ -15,6 +15,8 @@ differentiated into arrays are recorded too, as versions of the buffer (``revers
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 
 from context.resolve import declare_engine_code

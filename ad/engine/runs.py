@@ -4,6 +4,8 @@ These run natively (engine code) because they look at tags: the API around them 
 ordinary code, which an enclosing derivative differentiates.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 
 from context import overdub

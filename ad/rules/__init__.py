@@ -5,3 +5,5 @@ One module a family of functions (``ufuncs``, ``reductions``, ``shapes``, ``lina
 and special points). ``ad`` imports every table when it is imported; tables for optional
 libraries (SciPy) are registered when that library is imported.
 """
+
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)

@@ -19,6 +19,8 @@ Conventions:
   rounding (``round``) have zero derivative: their results carry no tangent.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 
 from context.tagging import Tagged, dispatch, enclosing_call, native_primitive

@@ -6,6 +6,8 @@ arguments, and with it that argument's derivative). ``float`` keeps the tangent 
 tagging context's conversion rule).
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from context.tagging.contexts import TaggedArg
 
 from ..engine.forward import NOT_DIFFERENTIABLE, ZERO, defjvp, defzero, frule

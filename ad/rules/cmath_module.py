@@ -9,6 +9,8 @@ value does). Predicates (``isfinite``, ``isinf``, ``isnan``, ``isclose``) have z
 derivative. Reverse mode refuses complex values, so these are forward-mode rules.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import cmath
 import math
 

@@ -4,6 +4,8 @@
 (``decompositions``) and the norms' (``reductions``), which need each other's neither.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 
 from ..engine.forward import frule

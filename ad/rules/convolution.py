@@ -9,6 +9,8 @@ tangent ``dv`` of a complex ``v`` is ``correlate(a, dv)`` itself. A complex tang
 ``correlate(a, conj(dv))``. ``mode`` is a string; nothing else can carry a derivative.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 
 from context.tagging.dispatch import qualified_name

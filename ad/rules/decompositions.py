@@ -28,6 +28,8 @@ Conventions (the tangent helpers are shared with ``scipy_linalg``):
 * A complex tangent of a real matrix is taken C-linearly (as ``ad`` does everywhere).
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import operator
 
 import numpy as np

@@ -18,6 +18,8 @@ What is differentiable, and in which arguments:
 A tangent reaching an argument said to be constant raises NoRuleError naming the function.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import inspect
 
 import numpy as np

@@ -17,6 +17,8 @@ Only the array argument may carry a derivative (``n``, ``s``, ``axes``... are in
 must be given by keyword. Reverse mode refuses the FFTs (``vjps_linear``).
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 

@@ -8,6 +8,8 @@ writes it with its tangent (``mutation.assign``), reverse mode records it
 none of what they held. Indices carrying a derivative raise ``NoRuleError``.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 
 from context.tagging import Tagged, dispatch, enclosing_call, native_primitive

@@ -8,6 +8,8 @@ indices (finite-element assembly): ``add`` and ``subtract`` have rules, as their
 is linear; other ufuncs' ``at`` raise NoRuleError. Masks and indices are constants.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import operator
 
 import numpy as np

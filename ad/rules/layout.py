@@ -27,6 +27,8 @@ repeats elements); elsewhere it is a new array.
   derivative; the conditions are constants (at a boundary, the piece the condition picks).
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 

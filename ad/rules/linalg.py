@@ -24,6 +24,8 @@ Conventions:
 Chunks of tangents need no loop: they broadcast as a stack of matrices does.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 
 from context.tagging.values import primal

@@ -10,6 +10,8 @@ table's helper: its code runs under an enclosing derivative, which differentiate
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 

@@ -6,6 +6,8 @@ Piecewise-constant functions (``floor``, ``ceil``, ``trunc``, predicates) have z
 derivative and return untagged results.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import math
 
 from ..engine.forward import NOT_DIFFERENTIABLE, ZERO, defjvp, defzero, frule

@@ -16,6 +16,8 @@ predicates ``iscomplex``, ``isreal``, ``isposinf``, ``isneginf``.
 A tangent reaching an argument said to be constant raises NoRuleError naming the function.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 
 from context.tagging import Tagged, dispatch, enclosing_call, native_primitive

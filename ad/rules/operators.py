@@ -1,5 +1,7 @@
 """Derivative rules for the ``operator`` module (what ``a + b`` and friends call)."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import operator as op
 
 from ..engine.forward import NOT_DIFFERENTIABLE, defjvp, defzero

@@ -16,6 +16,8 @@
 A tangent reaching an argument said to be constant raises NoRuleError naming the function.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 

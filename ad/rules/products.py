@@ -11,6 +11,8 @@ axis an index letter of its own (so a single-operand ``einsum`` that returns a v
 of its operand gets the same view of the tangent).
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import operator
 import string
 

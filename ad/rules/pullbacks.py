@@ -10,6 +10,8 @@ Rule code: the backward pass calls these under the context that encloses the der
 so that a derivative of a gradient (forward over reverse) differentiates them.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import dis
 from types import FunctionType
 

@@ -28,6 +28,8 @@ shape, after the chunk axis if there is one. Conventions:
   position or by keyword.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 

@@ -22,6 +22,8 @@ Conventions:
   ``eigh`` with ``type=2``/``3``, ``eig`` with ``b``/``left=True``, ``qr(mode='raw')``.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from . import scipy_linalg_factorizations, scipy_linalg_functions, scipy_linalg_solvers
 
 __all__ = ["scipy_linalg_factorizations", "scipy_linalg_functions", "scipy_linalg_solvers"]  # (registered on import)

@@ -1,6 +1,8 @@
 """Helpers the ``scipy.linalg`` rules share (``scipy_linalg_solvers``, ``scipy_linalg_factorizations``,
 ``scipy_linalg_functions``): options, constant arguments, the matrix SciPy reads, pivots as permutations."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 
 from context.tagging.values import primal

@@ -2,6 +2,8 @@
 ``lu``, ``lu_factor``, ``eigh`` (``eigvalsh`` through it), ``svd``, ``svdvals``, ``qr``, ``eig``, ``eigvals``,
 ``pinv``, ``pinvh`` and ``polar`` (``svd``/``qr``/``eig`` through ``decompositions``' tangents)."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 import scipy.linalg as sl
 

@@ -2,6 +2,8 @@
 ``sinm``, ``tanhm``... go through ``expm``), its special matrices (``toeplitz``, ``hankel``, ``circulant``,
 ``leslie``: linear) and the functions refused on purpose with NoRuleError."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 import scipy.linalg as sl
 

@@ -2,6 +2,8 @@
 ``solveh_banded``, ``cho_solve``, ``lu_solve``, ``solve_sylvester``, ``solve_continuous_lyapunov`` and
 ``solve_discrete_lyapunov``, in every array argument: ``dx`` solves the same system with ``db - dA x``."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 import scipy.linalg as sl
 

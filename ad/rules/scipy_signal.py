@@ -13,6 +13,8 @@ than for the value: the same map, up to rounding).
 carry a derivative too. ``mode``, ``method``, ``boundary`` and ``axes`` cannot.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 import scipy.signal as signal
 

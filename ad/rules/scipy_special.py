@@ -39,6 +39,8 @@ An order (``v``, ``n``), a shape parameter (``a`` of ``gammainc``, ``df`` of ``s
 function; so does every function not listed (``binom``, ``ellipj``, ``hyp2f1``, ``exprel``...).
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import math
 
 import numpy as np

@@ -18,6 +18,8 @@ NoRuleError for a dtype that is not float or complex (it would truncate). ``np.s
 ``np.array_split`` return lists, as NumPy does.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 

@@ -8,6 +8,8 @@ alone holds (one per node), as autograd's sparse ``untake`` objects and JAX's ``
 do. Under an enclosing derivative the rules run as written (dense arrays), so that it sees them.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 
 from context.tagging.values import primal

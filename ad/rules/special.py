@@ -1,5 +1,7 @@
 """Special functions the rules need and ``math`` lacks (plain Python, so differentiable too)."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import math
 
 import numpy as np

@@ -6,6 +6,8 @@ the number of leading axes with ``lead(g, x)``. A value built by a rule is a ``D
 (scalars) or a ``DualArray`` (arrays): ``dual(value, tag, tangent)`` picks the class.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 
 from context.tagging import dispatch

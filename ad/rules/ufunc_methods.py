@@ -8,6 +8,8 @@ that function's rule: ``add``/``multiply``/``maximum``/``minimum`` reductions ar
 Other ufuncs' methods raise ``NoRuleError`` naming them. Values agree with NumPy's to rounding.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 
 from context.base import Context

@@ -14,6 +14,8 @@ Conventions, as in the scalar rules: ``abs`` at 0 has derivative 0; ``maximum`` 
 argument they return when the other is NaN.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 
 from context.tagging import dispatch, native_primitive

@@ -10,6 +10,8 @@ accumulating, and indices, axes and shapes are constants. The elementwise functi
 ``ad.ForwardMode()`` differentiates them.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import operator
 
 import numpy as np

@@ -18,6 +18,8 @@ reverse mode raises ``ComplexValuesError`` naming it.
 Imported after the rules derived from forward rules are installed, so that these replace them.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import builtins
 import operator
 

@@ -8,6 +8,8 @@ forward mode, the exponents and the quotients have zero derivative). The values 
 to rounding: the compositions compute the same numbers by another route.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 
 from context.base import Context

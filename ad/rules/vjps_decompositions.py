@@ -11,6 +11,8 @@ singular values (distinct); the other ``p`` through ``norm(x) norm(inv(x))`` (ti
 inf-norms: the first column or row, as argmax). Real values only (reverse mode's rule).
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 
 from context.tagging.values import primal

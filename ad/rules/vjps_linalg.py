@@ -15,6 +15,8 @@ Functions returning tuples (``slogdet``, ``eigh``, ``lstsq``, ``svd``, ``qr``) a
 other than the matrices (``UPLO``, ``rcond``, ``n``, ``p``) must be constants (NoRuleError).
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import functools
 
 import numpy as np

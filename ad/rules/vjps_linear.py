@@ -14,6 +14,8 @@ ones' adjoints are themselves (DFT matrices are symmetric), the real ones' (``rf
 spectrum around them; each is checked by the dot-product test against forward mode.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 
 from context.tagging.dispatch import qualified_name

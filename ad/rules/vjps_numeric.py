@@ -12,6 +12,8 @@ made arrays first. Raise NoRuleError: an argument said to be constant carrying a
 ``y``, ``out=`` and ``where=``.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import inspect
 
 import numpy as np

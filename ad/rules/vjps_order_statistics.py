@@ -13,6 +13,8 @@ made 1, so it needs ``np.cumprod``'s reverse rule. Raise NoRuleError: ``q``, ``k
 carrying a derivative, ``weights=``, ``mean=``, ``out=``, ``where=``.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import inspect
 
 import numpy as np

@@ -31,6 +31,8 @@ needing more than 52 index letters. ``ptp`` also gets a forward rule here (``max
 forward mode lacked.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import operator
 import string
 

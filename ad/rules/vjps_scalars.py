@@ -14,6 +14,8 @@ complex values), an integer ``dtype`` for the conversions, ``nan_to_num(copy=Fal
 being differentiated (a write), ``nan``/``posinf``/``neginf`` carrying a derivative.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import math
 import operator
 

@@ -19,6 +19,8 @@ unknown ``assume_a``. Complex results (``logm``/``sqrtm`` of some real matrices)
 The other factorisations, the banded solvers and the constructors are in ``vjps_scipy_linalg_more``.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 import scipy.linalg as sl
 

@@ -13,6 +13,8 @@ Raise NoRuleError: ``qr`` with ``pivoting`` or ``mode="raw"``, ``lu`` of a non-s
 or with ``p_indices``, the ranks of ``pinv``/``pinvh`` asked for.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 import scipy.linalg as sl
 

@@ -11,6 +11,8 @@ and sends them their cotangents; ``block`` gives each block its part. Conditions
 them. Raise NoRuleError: a condition or mask carrying a derivative.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import operator
 
 import numpy as np

@@ -18,6 +18,8 @@ functions. Real values only, as reverse mode: ``real`` passes the cotangent on, 
 derivative zero; ``full``/``full_like`` send the cotangent to the fill value.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 

@@ -7,6 +7,8 @@ patterns; ``ad.Sparse(backend)`` computes sparse derivatives with them. SciPy is
 needed for the matrices (``pip install 'pycassette[sparse]'``).
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from ..engine.optional import when_imported
 from . import table as _table
 from .api import hessian_sparsity, jacobian_sparsity

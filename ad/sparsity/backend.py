@@ -20,6 +20,8 @@ zero is never stored; an entry of the pattern that happens to be 0 at ``x`` is).
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from collections.abc import Callable
 from typing import Any
 

@@ -20,6 +20,8 @@ intersection graph built first anyway, which SciPy's sparse products do here.
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from typing import Any
 
 import numpy as np

@@ -13,6 +13,8 @@ so that views, broadcasting and writes act on it as on the values themselves.
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import math
 from typing import Any
 

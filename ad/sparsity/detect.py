@@ -5,6 +5,8 @@ Engine code: it looks at tags and the dependency store. ``api.py`` is the public
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from collections.abc import Callable
 from typing import Any
 

@@ -10,6 +10,8 @@ takes all of it), and never drops a dependency.
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import contextlib
 import operator
 from collections.abc import Callable

@@ -8,6 +8,8 @@ as nonzero everywhere. Differences and convolutions follow their stencils.
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import operator
 import string
 

@@ -13,6 +13,8 @@ context's values, undecided values, second-order pairs, a subclass or a rule rep
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import operator
 from collections.abc import Callable
 from typing import Any

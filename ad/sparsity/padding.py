@@ -13,6 +13,8 @@ its outermost one, which is the end value itself. Fill values (``constant_values
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 
 from context.resolve import declare_engine_code

@@ -12,6 +12,8 @@ and ``norm`` is a reduction.
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import scipy.linalg as sl
 
 from context.resolve import declare_engine_code

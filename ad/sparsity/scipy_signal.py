@@ -19,6 +19,8 @@ the axis (an over-approximation for a filter without feedback).
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 import scipy.signal as signal
 

@@ -13,6 +13,8 @@ over-approximation, never a missing entry).
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import operator
 
 import numpy as np

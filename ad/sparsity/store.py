@@ -11,6 +11,8 @@ its store (the memory is looked up again at each use, so no view of it goes stal
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from typing import Any
 
 import numpy as np

@@ -8,6 +8,8 @@ adds an entry.
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import cmath
 import math
 import operator

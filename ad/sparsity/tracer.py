@@ -17,6 +17,8 @@ Two detectors (``SparsityCtx(local=...)``):
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from typing import Any
 
 import numpy as np

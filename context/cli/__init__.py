@@ -27,6 +27,8 @@ The modules, one concern each:
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import os
 import sys
 from collections.abc import Sequence

@@ -6,6 +6,8 @@ then runs the target under the command's context and reports what it saw.
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import argparse
 import os
 import re

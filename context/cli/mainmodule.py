@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import builtins
 import inspect
 import types

@@ -3,6 +3,8 @@ of the command line at TARGET (what follows it goes to the target untouched)."""
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import argparse
 import ast
 import builtins

@@ -7,6 +7,8 @@ place as the run goes, the others are written whole through a temporary file).
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import os
 import stat
 from typing import IO, TextIO

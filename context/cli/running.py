@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import contextlib
 import importlib
 import os

@@ -7,6 +7,8 @@ here, before the target runs: a problem is a ``UsageError`` that names it.
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import argparse
 import importlib
 import importlib.machinery

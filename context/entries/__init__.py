@@ -16,6 +16,8 @@ current activation, built here once per activation for its context's class:
 ========================  ==============================================================
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from ..depth import HOOK_FRAMES
 from .direct import build_direct
 from .observing import build_observing
@@ -38,7 +40,8 @@ def build_entries(act, overridden):
         build_overdub_only(act)
     else:
         build_observing(act)
-    act.hook_frames = HOOK_FRAMES if pre or post else 0
+    # frames a hook, or a native guard's check of a native's arguments, adds below the deepest user frame
+    act.hook_frames = HOOK_FRAMES if pre or post or act.guard is not None else 0
     act.enter_kw = _enter_kw(act.enter_ex)
 
 

@@ -17,6 +17,8 @@ For an outermost context that at most has a prehook and primitives (no posthook,
 Each call adds one Python frame to the stack, as natively (``frames_per_call`` is 1).
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from functools import partial
 from types import MethodType
 

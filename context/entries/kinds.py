@@ -6,6 +6,8 @@ a few need the engine's help, listed by identity (``SPECIAL_NATIVES``,
 ``CALLBACK_ARGUMENTS``) or by type and method name (``CALLBACK_METHOD_ARGUMENTS``).
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from types import BuiltinFunctionType, MethodWrapperType, ModuleType
 
 from ..callbacks import (
@@ -16,7 +18,7 @@ from ..callbacks import (
     METHOD_OWNER_TYPES,
 )
 from ..frames import CALLING_FRAME_ONLY
-from ..native import SPECIAL_NATIVES
+from ..native import SPECIAL_NATIVES, special_copy
 from ..resolve import class_verdict
 
 PLAIN = "plain"            # call it as it is
@@ -41,6 +43,8 @@ def native_kind(f):
     if key in SPECIAL_NATIVES:
         return FRAME if key in FRAME_NATIVES else SPECIAL
     kind = type(f)
+    if kind is BuiltinFunctionType and special_copy(f):
+        return SPECIAL
     if key in CALLBACK_ARGUMENTS or (
         kind in BUILTIN_METHOD_TYPES and type(f.__self__) in METHOD_OWNER_TYPES
         and (type(f.__self__), f.__name__) in CALLBACK_METHOD_ARGUMENTS

@@ -14,6 +14,8 @@ For contexts with hooks, primitives, their own ``overdub``, ``canrecurse`` or
 ``call`` and ``call_ex`` are built by ``running.build_calls``.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from types import MethodType
 
 from ..depth import FRAMES_PER_CALL

@@ -13,6 +13,8 @@ loaded only when no suspension (a yield or an await) lies between the load and t
 call, so the call happens while the context that answered is still current.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from functools import partial
 
 from ..depth import FRAMES_PER_CALL

@@ -12,6 +12,8 @@ replace gets a ``call`` that is just a cache lookup and a call. ``act.run(f, *ar
 **kwargs)`` is ``call_ex`` with the arguments spread.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from types import MethodType
 
 from .. import primitives

@@ -6,6 +6,8 @@ and write the profile in ``cProfile``'s format for ``pstats``.
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import marshal
 import os
 from collections import Counter

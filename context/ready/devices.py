@@ -5,6 +5,8 @@ host fallback: nothing moves); ``Device.from_namespace(ns)`` makes a device of a
 library whose functions are named as NumPy's (``array_api_strict`` in the tests).
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import numpy as np
 
 

@@ -1,5 +1,7 @@
 """Which callees a ready-made context shows: include and exclude patterns on qualified names."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from fnmatch import fnmatchcase
 
 from .display import callee_key, callee_name

@@ -13,6 +13,8 @@ a rectangle shows its name, total time, share of the thread, number of calls and
 ``file:line``; clicking zooms into it, and the search field highlights matching names.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import html
 import json
 import os

@@ -5,6 +5,8 @@ counterpart are replaced by it (see ``substitutions``); the others run on the ho
 are reported; results come back to the host. See docs/gpu.md.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import sys
 import warnings
 from types import MappingProxyType

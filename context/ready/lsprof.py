@@ -25,6 +25,8 @@ are left out, and the engine's functions themselves.
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import gc
 import os
 import re

@@ -19,6 +19,8 @@ any threads); ``start_counting`` returns None when no tool id is free, and the c
 falls back to the engine.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import sys
 from threading import get_ident
 from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType

@@ -1,5 +1,7 @@
 """Contexts by name, as the pytest plugin and the suite runners (``tools/``) name them."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import importlib
 
 NAMES = {

@@ -1,5 +1,7 @@
 """Options shared by the ready-made contexts: ``operators=`` (see ``a * b`` as a call) and ``max_depth=``."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import weakref
 
 _variants = weakref.WeakKeyDictionary()  # context class -> its subclass that intercepts operators

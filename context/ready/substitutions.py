@@ -12,6 +12,8 @@ context's own ``substitutions`` win over registered ones, which win over the tab
 by name.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import warnings
 
 import numpy as np

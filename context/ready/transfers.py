@@ -6,6 +6,8 @@ once each (by identity, for the whole run) and device arrays to the host, and co
 every move in the context's ``TransferReport``.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from collections import Counter
 
 import numpy as np

@@ -1,5 +1,7 @@
 """Recorded calls as an indented text tree: one line per call, children indented two spaces."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from .display import callee_name, format_arguments, short_repr
 
 

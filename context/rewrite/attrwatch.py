@@ -6,6 +6,8 @@ engine right after, through a function it is given, so a function that replaces 
 own ``__code__`` runs the new code at its next call, as it does natively.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from bytecode import Instr
 
 from . import emit

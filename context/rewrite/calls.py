@@ -25,6 +25,8 @@ its handler. Which call form reaches which ``STATE`` entry point:
   ``withblocks``, whose ``__enter__``/``__exit__`` calls go through ``STATE.call``.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from bytecode import Instr
 
 from ..errors import RewriteError

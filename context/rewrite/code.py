@@ -1,5 +1,7 @@
 """Rewrite a code object for a context configuration, with a weak per-config cache."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import dis
 import weakref
 

@@ -25,6 +25,8 @@ the caller uses the ``bytecode`` package instead. ``exctable.verify`` checks the
 either way.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import dis
 from itertools import accumulate
 

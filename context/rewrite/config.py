@@ -1,5 +1,7 @@
 """What a context class asks of the rewriter; rewritten code is cached per config."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from typing import NamedTuple
 
 

@@ -32,6 +32,8 @@ Location: ``$PYCASSETTE_CACHE_DIR``, else ``$XDG_CACHE_HOME/pycassette``, else
 ``~/.cache/pycassette``. ``PYCASSETTE_CACHE=0`` (or ``disable()``) turns it off.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import hashlib
 import importlib
 import io

@@ -4,6 +4,8 @@ Stack layouts before a call: 3.11/3.12 ``[NULL, callable, args...]``,
 3.13 ``[callable, NULL, args...]``.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import dis
 
 from bytecode import UNSET, Instr

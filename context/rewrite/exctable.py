@@ -24,6 +24,8 @@ Anything that fails raises ``ExceptionTableError``; the rewriter turns it into a
 ``RewriteError`` naming the function, so broken code is never run.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import dis
 
 from bytecode import Instr, Label, TryBegin, TryEnd

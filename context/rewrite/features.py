@@ -12,6 +12,8 @@ Adding a CPython version: add a feature for each change in its call sequences (w
 table entries for new instructions (docs/rewriting.md, "Adding a CPython version").
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import sys
 from typing import NamedTuple
 

@@ -6,6 +6,8 @@ from its own frame; under a context, the engine's frames and a context's own met
 caller the user sees (see ``context.frames.visible_f_back``).
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from bytecode import Instr
 
 from .features import METHOD_BIT_ON_LOAD_ATTR

@@ -5,6 +5,8 @@
 calls, so the call pass then routes them through the context.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import operator
 
 from bytecode import Instr

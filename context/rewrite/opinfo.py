@@ -8,6 +8,8 @@ answer is read from a table filled once per opcode, and is exactly what ``byteco
 (``CALL``, ``BUILD_TUPLE``, ``LOAD_GLOBAL``...) those methods are asked.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import dis
 
 from bytecode import instr as _bytecode_instr

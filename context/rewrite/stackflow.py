@@ -16,6 +16,8 @@ It answers two questions for every call instruction:
   handlers' stack depths then grow by that item: see ``exctable``.)
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import dis
 import enum
 

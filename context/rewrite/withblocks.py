@@ -1,5 +1,7 @@
 """``with`` and ``async with`` entry, with ``__enter__`` called through the context."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from ..resolve import lookup_special
 from ..state import STATE
 

@@ -8,6 +8,8 @@ indexing carry the entries along. Native code handed such an array would read ba
 floats, so the native guard refuses it (see ``guard``).
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import weakref
 
 import numpy as np

@@ -11,6 +11,8 @@ their own tag's layer and leave the rest to ``enclosing_call``.
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import Any

@@ -17,6 +17,8 @@ frame of the guard's shows in tracebacks. Natives that store values and depend o
 their caller's frame pass unchecked even while tagged values exist.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import _abc
 import builtins
 import collections

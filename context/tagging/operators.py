@@ -7,6 +7,8 @@ means native code is about to drop metadata. A value whose context has finished
 counts as its primal and converts normally.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import math
 import operator
 

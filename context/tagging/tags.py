@@ -15,6 +15,8 @@ that context runs. A finished tag lets go of its context, so that it is freed (a
 guard sleeps again) as soon as neither the context nor a value carrying it is referenced.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import itertools
 import weakref
 
