@@ -575,6 +575,68 @@ def test_the_argument_text_cache_keeps_no_value_alive_after_a_run(tmp_path, caps
         assert display._SHOWN == {}  # emptied when the top-level call ended
 
 
+def test_tracing_values_keeps_no_object_alive_during_a_run(tmp_path):
+    """Showing an argument never holds it past its call: itertools still reuses its result
+    tuple (it does only while nothing else holds it), and an object passed inside a tuple
+    dies at its last use, as natively."""
+    import gc
+    import itertools
+    import weakref
+
+    class Item:
+        pass
+
+    def reuse():
+        return len(set(map(id, itertools.combinations("abcde", 3))))
+
+    def dies():
+        item = Item()
+        ref = weakref.ref(item)
+        pair = (item, 1)
+        len(pair)  # passed to a traced call inside a tuple
+        del item, pair
+        gc.collect()
+        return ref() is None
+
+    natively = (reuse(), dies())
+    assert natively == (1, True)
+    ctx = TraceCtx(tmp_path / "t.json")
+    assert (context.overdub(ctx, reuse), context.overdub(ctx, dies)) == natively
+    ctx.close()
+
+
+def test_a_dropped_trace_context_closes_its_finished_file(tmp_path):
+    """A ``TraceCtx`` with a file that is garbage collected (here in a reference cycle) without
+    ``close()`` leaves a finished file and no ResourceWarning; a forked child dropping its copy
+    writes nothing into the parent's file."""
+    import gc
+
+    def f(x):
+        return [x] * 2
+
+    path = tmp_path / "t.json"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ctx = TraceCtx(path)
+        context.overdub(ctx, f, 1)
+        if hasattr(os, "fork"):
+            pid = os.fork()
+            if pid == 0:
+                del ctx
+                gc.collect()
+                os._exit(0)
+            assert os.waitpid(pid, 0)[1] == 0
+        context.overdub(ctx, f, 2)
+        ctx.cycle = ctx
+        del ctx
+        gc.collect()
+    assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
+    trace = load(path)
+    validate_trace(trace)
+    assert [(e["args"]["args"], e["args"]["result"]) for e in calls_of(trace) if e["name"].endswith(".f")] == [
+        ("1", "[1, 1]"), ("2", "[2, 2]")]
+
+
 def test_values_false_writes_calls_without_arguments_or_results(tmp_path):
     def fails():
         raise KeyError("k")

@@ -39,6 +39,8 @@ partial trace that parses would look complete), and reports the error once, as a
 ``TraceFileWarning``, at the next checkpoint or on close: the traced program goes on.
 """
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import json
 import os
 import stat
@@ -46,6 +48,7 @@ import sys
 import threading
 import time
 import warnings
+import weakref
 from collections import deque
 from json.encoder import encode_basestring_ascii as _json_str  # a str as a JSON string literal (ASCII)
 
@@ -483,6 +486,13 @@ class ChromeTraceWriter:
                     self._fail(exc)
         self._report()
 
+    def close_when_dropped(self, owner):
+        """Close the file when ``owner`` (the context writing it) is garbage collected, or at
+        interpreter exit, as ``close`` would: a context dropped without ``close()`` leaves a
+        finished file and no open file behind (nor a ``ResourceWarning``). In a process forked
+        from the one that opened it, the file is left as the parent writes it."""
+        weakref.finalize(owner, _close_dropped, self)
+
     def close(self):
         """End the calls still open (they had not returned), finish the file and close it."""
         if self._fh is None:
@@ -500,6 +510,18 @@ class ChromeTraceWriter:
         if self.error is None and self.dropped:
             self._warn("max_events=%d kept the last %d of %d calls in %s; %d were dropped"
                        % (self.max_events, len(self._ring), self.events, self.path, self.dropped))
+
+
+def _close_dropped(writer):
+    if os.getpid() == writer.pid:
+        writer.close()
+        return
+    fh, writer._fh = writer._fh, None  # a forked child: its copy of the handle, closed unwritten
+    if fh is not True and fh is not None:
+        try:
+            fh.close()
+        except OSError:
+            pass
 
 
 def write_records(path, roots, *, t0_ns, describe, outcome, threads=(), other_data=None, tid=None):

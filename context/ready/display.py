@@ -1,5 +1,7 @@
 """How the ready-made contexts name a callee and show the values of a call."""
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import re
 import reprlib
 import weakref
@@ -206,14 +208,18 @@ def format_arguments(args, kwargs, limit=80):
     return ", ".join(shown)
 
 
-# Immutable values that code passes again and again (a document, a set of characters) are
-# shown from a cache: id(value) -> (value, limit, text). Holding the value keeps its id from
-# being reused while it is cached; the cache is emptied when it fills and at the end of each
-# top-level traced or printed call (``forget_shown``), so it keeps no value of the program's
-# alive after a run.
+# Values that code passes again and again (a document, a set of characters) are shown from
+# a cache: id(value) -> (value, limit, text). Holding the value keeps its id from being
+# reused while it is cached; the cache is emptied when it fills and at the end of each
+# top-level traced or printed call (``forget_shown``). Only values that hold no other
+# object a program could watch are cached: strings, bytes, and frozensets of strings and
+# numbers. A tuple is never held: code sees the extra reference (itertools reuses a result
+# tuple only while nothing else holds it) and the objects in it would outlive their last
+# use (weak references, ``__del__``).
 _SHOWN = {}
 _SHOWN_MAX = 512
-_CACHED_KINDS = frozenset([str, frozenset, tuple, bytes])
+_CACHED_KINDS = frozenset([str, frozenset, bytes])
+_ATOMS = frozenset([str, bytes, int, float, bool, type(None)])
 
 
 def forget_shown():
@@ -229,11 +235,10 @@ def _argument_repr(value, limit):
     if entry is not None and entry[0] is value and entry[1] == limit:
         return entry[2]
     text = short_repr(value, limit)
-    if kind is tuple:
-        try:
-            hash(value)
-        except TypeError:
-            return text  # a tuple holding mutable objects may show differently next time
+    if kind is frozenset:
+        atoms = _ATOMS
+        if not all(type(item) in atoms for item in value):
+            return text  # holding it would keep the objects in it alive
     if len(_SHOWN) >= _SHOWN_MAX:
         _SHOWN.clear()
     _SHOWN[id(value)] = (value, limit, text)

@@ -9,6 +9,8 @@ Chrome trace or as an HTML flame graph (see ``flamegraph.py``).
 
 from __future__ import annotations
 
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
 import os
 import platform
 import sys
@@ -180,6 +182,7 @@ class TraceCtx(OperatorsOption, Context):
             self._writer = ChromeTraceWriter(file, t0_ns=self.t0_ns, other_data=self._other_data(),
                                              max_events=max_events)
             self.file = self._writer.path
+            self._writer.close_when_dropped(self)
         self._blocks = []  # per open ``with`` block: calls recorded before it, or None (block form)
         self._plain = self.keep and self._writer is None and self._shows is None and max_depth is None
         # streamed, nothing kept or left out, no receivers: the path of ``_stream``
