@@ -138,6 +138,18 @@ def call_with_user_globals(fn, args, kwargs):
     return FunctionType(_FROM_USER_GLOBALS, frame.f_globals)(fn, args, kwargs)
 
 
+_TYPE_NEW = type.__new__
+
+
+def makes_a_class(f, args):
+    """Whether native ``f`` called with ``args`` (three or more) makes a class, which takes the
+    calling frame's module as its ``__module__``: a metaclass called with ``(name, bases,
+    namespace)``, or ``type.__new__(metaclass, name, bases, namespace)``."""
+    if f is _TYPE_NEW:
+        return len(args) == 4
+    return len(args) == 3 and isinstance(f, type) and issubclass(f, type)
+
+
 def _caller_module(act, f, args, kwargs):
     """A native that reads its caller's module (``TypeVar`` takes it as its ``__module__``)."""
     return call_with_user_globals(f, args, kwargs)

@@ -14,7 +14,7 @@ from functools import partial
 from types import FunctionType, ModuleType
 
 from .callbacks import wrap_callbacks
-from .frames import BY_NAME, FRAME_SENSITIVE
+from .frames import BY_NAME, FRAME_SENSITIVE, call_with_user_globals, makes_a_class
 from .watch import WATCHED, function_changed
 from .depth import set_user_recursion_limit, user_recursion_limit
 from .resolve import is_engine_callable
@@ -82,5 +82,8 @@ def native_call(act, f, args, kwargs):
 
 
 def _delegate(act, f, /, *args, **kwargs):
-    """Call native ``f``: under the enclosing context if ``act`` is nested, else directly."""
+    """Call native ``f``: under the enclosing context if ``act`` is nested, else directly (a
+    class made with the module of the user's frame)."""
+    if act.parent is None and len(args) >= 3 and makes_a_class(f, args):
+        return call_with_user_globals(f, args, kwargs)
     return call_under(act.parent, f, args, kwargs)

@@ -308,7 +308,8 @@ def traceback_text(n):
 def caller_module(n):
     """Natives that take their caller's module or line: ``TypeVar`` (written in C from 3.12),
     ``warnings.warn`` and the ``warn`` of a copy of ``_warnings`` imported afresh, and
-    ``abc``'s ``register`` of a protocol (typing lets only ``abc`` check it)."""
+    ``abc``'s ``register`` of a protocol (typing lets only ``abc`` check it), and classes made by
+    calling ``type``, a metaclass or ``type.__new__`` (they take the caller's module)."""
     import typing
     import warnings
     from test.support import import_helper
@@ -328,7 +329,18 @@ def caller_module(n):
         x = 1
 
     P.register(C)
-    return T.__module__, [(w.filename, w.lineno, str(w.message)) for w in caught + caught_fresh], isinstance(C(), P)
+
+    class Meta(type):
+        pass
+
+    class NewMeta(type):
+        def __new__(mcs, name, bases, namespace):
+            return super().__new__(mcs, name, bases, namespace)
+
+    import types
+    made = [type("A", (), {}), types.new_class("B"), Meta("C", (), {}), NewMeta("D", (), {})]
+    return (T.__module__, [(w.filename, w.lineno, str(w.message)) for w in caught + caught_fresh],
+            isinstance(C(), P), [m.__module__ for m in made])
 
 
 def patched_builtins(n):

@@ -17,6 +17,7 @@ from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see contex
 from types import MethodType
 
 from .. import primitives
+from ..frames import call_with_user_globals, makes_a_class
 from ..native import native_call
 from ..resolve import NATIVE_CALLABLE_TYPES, instantiate, resolve
 from .kinds import PLAIN, native_kind
@@ -73,6 +74,8 @@ def build_running(act, overridden):
             if rf is not None:
                 return rf(f.__self__, *args, **kwargs)
         elif plain_natives and (kind in NATIVE_CALLABLE_TYPES or kind is type) and native_kind(f) is PLAIN:
+            if len(args) >= 3 and makes_a_class(f, args):  # its __module__ is its caller's
+                return call_with_user_globals(f, args, kwargs)
             return f(*args, **kwargs)
         return recurse(f, args, kwargs)
 
