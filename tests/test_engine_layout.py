@@ -218,3 +218,28 @@ def test_lasting_plain_natives_are_remembered_and_forgotten_when_the_tables_chan
         from context.callbacks import CALLBACK_ARGUMENTS
 
         del CALLBACK_ARGUMENTS[id(_operator.call)]
+
+
+def test_every_engine_module_calls_the_builtins_it_was_imported_with():
+    """Each module of ``context`` and ``ad`` binds ``__builtins__`` to the engine's copy (see
+    ``context/_builtins.py``) before it defines anything, so that a builtin a program replaces
+    is never the engine's: read from the sources (optional dependencies need not be
+    installed), and checked on the modules loaded."""
+    from context._builtins import BUILTINS
+
+    found = {**_modules(), **_modules(pathlib.Path(ad.__file__).parent)}
+    found.pop("context._builtins")
+    unbound = []
+    for name, (path, _) in sorted(found.items()):
+        body = ast.parse(path.read_text()).body
+        body = [node for node in body if not (
+            isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            or isinstance(node, ast.ImportFrom) and node.module == "__future__")]
+        first = body[0] if body else None
+        if not (isinstance(first, ast.ImportFrom) and first.module == "context._builtins"
+                and [(a.name, a.asname) for a in first.names] == [("BUILTINS", "__builtins__")]):
+            unbound.append(name)
+    assert unbound == []
+    loaded = [m for name, m in list(sys.modules.items()) if name in found]
+    assert loaded and all(vars(m)["__builtins__"] is BUILTINS for m in loaded)
+    assert context.overdub.__builtins__ is BUILTINS
