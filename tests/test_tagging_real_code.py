@@ -106,18 +106,37 @@ test_keywords_named_like_the_guards_parameters = in_fresh_interpreter(keywords_n
 
 # ---- 2. natives that read their caller's frame -----------------------------------
 
+class _Meta(type):
+    pass
+
+
+class _NewMeta(type):
+    def __new__(mcs, name, bases, namespace):
+        return super().__new__(mcs, name, bases, namespace)
+
+
 def made_in_this_module():
     global MadeT
     MadeT = typing.TypeVar("MadeT")
     Made = type("Made", (), {})
     Point = collections.namedtuple("Point", "x y")
-    return MadeT.__module__, Made.__module__, Point.__module__, pickle.loads(pickle.dumps(MadeT)) is MadeT
+    by_metaclasses = _Meta("M", (), {}).__module__, _NewMeta("N", (), {}).__module__
+    return (MadeT.__module__, Made.__module__, Point.__module__, pickle.loads(pickle.dumps(MadeT)) is MadeT,
+            by_metaclasses)
 
 
 @CONTEXTS
 def test_natives_see_the_callers_module(make):
+    """Also while the guard checks natives (a tagged value of a run exists)."""
+    from context.tagging import tag, tags
+
+    kept = make(made_in_this_module)
+    value = tag(1.0, kept)
+    context.overdub(kept, lambda: None)  # a used tag that has run and lives: the guard checks natives
+    assert tags.live_values()
     native = assert_native(make, made_in_this_module)
-    assert native == ("ok", (__name__, __name__, __name__, True))
+    assert native == ("ok", (__name__, __name__, __name__, True, (__name__, __name__)))
+    del value
 
 
 def warnings_seen():

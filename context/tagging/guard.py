@@ -33,6 +33,7 @@ from . import arrays
 from .dispatch import dispatch, newest_tag, qualified_name
 from .errors import TaggingError
 from .operators import MetadataLossError
+from ..frames import call_with_user_globals, makes_a_class
 from .tags import LIVE_USED
 
 # Natives that never read numbers out of their arguments: called as they are.
@@ -100,6 +101,8 @@ class NativeGuard:
         if any(type(a) is np.ndarray for a in args):
             args = tuple(self._array_argument(f, a, transparent) for a in args)
         try:
+            if len(args) >= 3 and makes_a_class(f, args):  # its __module__ is its caller's: the user's
+                return call_with_user_globals(run or f, args, kwargs)
             return (run or f)(*args, **kwargs)
         except MetadataLossError as exc:  # a tagged value inside a list or another container
             name = qualified_name(f)
