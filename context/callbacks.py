@@ -157,15 +157,27 @@ def wrap_callbacks(act, f, args, kwargs):
     positions, keywords, min_args = spec
     if len(args) < min_args:
         return args, kwargs
-    if positions:
-        args = list(args)
-        for i in positions:
-            if i < len(args):
-                args[i] = _wrap(act, args[i])
-        args = tuple(args)
+    # the same tuple and dict when nothing is wrapped: a caller that sees them unchanged
+    # calls ``f`` from the user's frame (``re``'s ``Pattern.sub`` with a string template)
+    changed = None
+    for i in positions:
+        if i < len(args):
+            wrapped = _wrap(act, args[i])
+            if wrapped is not args[i]:
+                if changed is None:
+                    changed = list(args)
+                changed[i] = wrapped
+    if changed is not None:
+        args = tuple(changed)
     if keywords and kwargs:
-        kwargs = dict(kwargs)
+        changed = None
         for name in keywords:
             if name in kwargs:
-                kwargs[name] = _wrap(act, kwargs[name])
+                wrapped = _wrap(act, kwargs[name])
+                if wrapped is not kwargs[name]:
+                    if changed is None:
+                        changed = dict(kwargs)
+                    changed[name] = wrapped
+        if changed is not None:
+            kwargs = changed
     return args, kwargs

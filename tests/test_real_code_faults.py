@@ -11,6 +11,7 @@ import copy
 import gc
 import itertools
 import pickle
+import re
 import sys
 import weakref
 
@@ -730,3 +731,29 @@ def test_context_classes_made_at_run_time_take_their_caches_with_them():
         assert run_with_a_fresh_class() == 3
     gc.collect()
     assert cache_size() <= before
+
+
+def _substitutes():
+    return re.compile("(a)").sub(r"<\1>", "xay")  # a template, not a callable
+
+
+def test_a_native_that_takes_callbacks_given_none_is_called_from_the_users_frame():
+    """Under a context whose call sites pass their arguments to the engine (a prehook), a
+    native that takes callables, given none (``Pattern.sub`` with a template string), is
+    called as it is from the user's frame: the Python code it runs natively (``re``'s
+    template compiler) finds the user's frame as its caller, as natively."""
+    name = "_compile_template" if hasattr(re, "_compile_template") else "_subx"  # 3.12+, 3.11
+    original = getattr(re, name)
+    callers = []
+
+    def recorded(*args):
+        callers.append(sys._getframe(1).f_code.co_name)  # run natively: the real caller
+        return original(*args)
+
+    setattr(re, name, recorded)  # (not cached: called at each substitution)
+    try:
+        native = _substitutes()
+        assert overdub(context.CountCtx(), _substitutes) == native == "x<a>y"
+    finally:
+        setattr(re, name, original)
+    assert callers == ["_substitutes", "_substitutes"]
