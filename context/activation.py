@@ -8,7 +8,7 @@ is just a cache lookup and a call.
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
-import sys
+from sys import _getframe  # bound now: a program may delete or replace it (attrs' tests do)
 import weakref
 from contextlib import contextmanager
 
@@ -125,7 +125,7 @@ def entered(ctx):
     created = False
     target = find_activation(ctx)
     if target is None:
-        target = new_activation(ctx, sys._getframe(2))
+        target = new_activation(ctx, _getframe(2))
         created = True
     previous = STATE.act
     try:

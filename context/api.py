@@ -5,7 +5,7 @@ from __future__ import annotations
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 import copy
-import sys
+from sys import _getframe  # bound now: a program may delete or replace it (attrs' tests do)
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -40,7 +40,7 @@ def overdub(ctx: Context, f: Callable[..., _R], /, *args: Any, **kwargs: Any) ->
             % (type(f).__name__, f)
         )
     try:
-        return run_outermost(ctx, f, args, kwargs, sys._getframe(1))
+        return run_outermost(ctx, f, args, kwargs, _getframe(1))
     except BaseException as exc:
         strip_engine_frames(exc)
         raise

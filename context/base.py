@@ -5,7 +5,7 @@ from __future__ import annotations
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 import functools
-import sys
+from sys import _getframe  # bound now: a program may delete or replace it (attrs' tests do)
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -72,7 +72,7 @@ class Context:
         @functools.wraps(fn)
         def under_context(*args: _P.args, **kwargs: _P.kwargs) -> _R:
             try:
-                return run_outermost(ctx, fn, args, kwargs, sys._getframe(1))
+                return run_outermost(ctx, fn, args, kwargs, _getframe(1))
             except BaseException as exc:
                 strip_engine_frames(exc)
                 raise
@@ -87,7 +87,7 @@ class Context:
         the block's calls could not be rerouted: that raises at once, naming the forms
         that work there (``@ctx``, ``overdub(ctx, f)``).
         """
-        frame = sys._getframe(1)
+        frame = _getframe(1)
         while frame is not None and is_engine_code(frame.f_code):  # rewritten code enters through helpers
             frame = frame.f_back
         act = STATE.act

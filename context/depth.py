@@ -19,6 +19,7 @@ limit from it and from the user's limit each time it runs.
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 import sys
+from sys import _getframe  # bound now: a program may delete or replace it (attrs' tests do)
 import threading
 from contextlib import contextmanager
 
@@ -51,7 +52,7 @@ _CAP = _cap()
 
 
 def _depth():
-    frame, depth = sys._getframe(), 0
+    frame, depth = _getframe(), 0
     while frame is not None:
         depth += 1
         frame = frame.f_back
@@ -135,7 +136,7 @@ def raise_for(act, key, frame=None):
     is what ``lower_for`` takes when ``act`` stops, in the ``finally``. ``frame``: the
     engine's lowest frame that stays while ``act`` runs (by default the caller's)."""
     factor = getattr(act, "frames_per_call", FRAMES_PER_CALL)
-    above = _frames_above(sys._getframe(1) if frame is None else frame, getattr(act, "entry_frame", None))
+    above = _frames_above(_getframe(1) if frame is None else frame, getattr(act, "entry_frame", None))
     extra = above + HELPER_FRAMES + getattr(act, "hook_frames", HOOK_FRAMES)
     _users[key] = (factor, extra)  # one key per entry: an activation may be entered again while it runs
     _apply()
@@ -152,7 +153,7 @@ def deeper_recursion(act=None):
     """``raise_for(act, ...)`` for the duration of a ``with`` block."""
     key = object()
     try:
-        raise_for(act, key, sys._getframe(2))  # (the frame of the with statement: above this generator's __enter__)
+        raise_for(act, key, _getframe(2))  # (the frame of the with statement: above this generator's __enter__)
         yield
     finally:
         lower_for(key)

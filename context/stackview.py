@@ -6,7 +6,7 @@ module imports only leaf modules of the engine.
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
-import sys
+from sys import _getframe  # bound now: a program may delete or replace it (attrs' tests do)
 from types import FrameType
 
 from ._support import LOCALS_SNAPSHOT
@@ -25,7 +25,7 @@ _CO_OPTIMIZED = 0x1
 
 def user_frame():
     """The nearest frame running rewritten code (the one that made the current call)."""
-    frame = sys._getframe(1)
+    frame = _getframe(1)
     while frame is not None and not is_rewritten(frame.f_code):
         frame = frame.f_back
     if frame is None:

@@ -4,7 +4,7 @@ exceptions, ``return`` in ``finally``, metaclass ``__call__``, descriptors with 
 frozen dataclasses, ``match``, the walrus operator and f-strings, ``except*``, ``__slots__``,
 container dunders, late-binding closures, deep recursion, ``cmp_to_key``, warnings caught as
 they are raised, property setters, ``__init_subclass__``, star unpacking, ``itertools``,
-``nonlocal``/``global``, string methods, formatted tracebacks (carets included), natives that take their caller's module or line, builtins replaced while the program runs. The same results, exceptions and messages under an
+``nonlocal``/``global``, string methods, formatted tracebacks (carets included), natives that take their caller's module or line, builtins replaced and ``sys._getframe`` deleted while the program runs. The same results, exceptions and messages under an
 empty context, ``CountCtx``, ``PrintCtx``, ``TraceCtx``, a tagging context and reverse mode's
 (whose values are all untagged here)."""
 
@@ -362,10 +362,25 @@ def patched_builtins(n):
     return out, builtins.len is old
 
 
+def without_getframe(n):
+    """``sys._getframe`` deleted while the program runs (attrs' tests do, for Jython): the
+    program's own code sees it gone, the engine's never needs it."""
+    import collections
+    import sys
+    import types
+    saved = sys._getframe
+    del sys._getframe
+    try:
+        made = types.new_class("C%d" % n), collections.namedtuple("P", "x y")
+        return [m.__module__ for m in made], hasattr(sys, "_getframe")
+    finally:
+        sys._getframe = saved
+
+
 FEATURES = [gen_send, gen_throw, async_run, suppress, chained, finally_return, metaclass_call, descriptor,
             dataclass_ops, match_stmt, walrus_fstring, exc_group, slots_attr, dunders, closures_late,
             recursion_limit, recursion_to_the_limit, sort_stability, warn_and_catch, property_setter, init_subclass, star_unpack,
-            iter_protocols, nonlocal_global, str_methods, traceback_text, caller_module, patched_builtins]
+            iter_protocols, nonlocal_global, str_methods, traceback_text, caller_module, patched_builtins, without_getframe]
 CONTEXTS = {"empty": context.Context, "count": context.CountCtx, "print": context.PrintCtx,
             "trace": context.TraceCtx, "tagging": TaggingContext, "reverse mode": tape.start}
 

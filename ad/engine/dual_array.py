@@ -13,7 +13,7 @@ from __future__ import annotations
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 import operator
-import sys
+from sys import _getframe  # bound now: a program may delete or replace it (attrs' tests do)
 from typing import Any
 
 import numpy as np
@@ -112,7 +112,7 @@ class DualArray(Dual):
 
     def __array__(self, dtype=None, copy=None):
         if not self.tag.finished:
-            who = _python_caller(sys._getframe(1))
+            who = _python_caller(_getframe(1))
             raise MetadataLossError(
                 "native code called by %s asked for the numbers of an array being differentiated: its "
                 "tangent would be dropped; that function needs a derivative rule (@ad.frule(...))" % who

@@ -7,7 +7,7 @@ are reported; results come back to the host. See docs/gpu.md.
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
-import sys
+from sys import _getframe  # bound now: a program may delete or replace it (attrs' tests do)
 import warnings
 from types import MappingProxyType
 
@@ -26,7 +26,7 @@ _OPERATORS = BINARY_OPS + COMPARE_OPS
 def _user_stacklevel():
     """The ``stacklevel`` for a ``warnings.warn`` in the caller that names the user's line:
     the first frame up the stack that is not the engine's (this package's, AD's)."""
-    frame = sys._getframe(2)  # stacklevel k of the caller's warn is our sys._getframe(k)
+    frame = _getframe(2)  # stacklevel k of the caller's warn is our _getframe(k)
     level = 2
     while frame is not None and is_engine_code(frame.f_code):
         frame = frame.f_back

@@ -22,6 +22,7 @@ falls back to the engine.
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 import sys
+from sys import _getframe  # bound now: a program may delete or replace it (attrs' tests do)
 from threading import get_ident
 from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
 
@@ -59,7 +60,7 @@ class Counting:
         disable = MONITORING.DISABLE
         seen = {}  # id(code) -> [code, key] for the user code started in this run (kept alive by it)
         top = self.top
-        getframe = sys._getframe
+        getframe = _getframe
 
         def on_call(code, offset, callee, arg0):
             kind = type(callee)
