@@ -660,3 +660,44 @@ def test_values_false_writes_calls_without_arguments_or_results(tmp_path):
         assert events["fails"]["args"] == {"exception": "KeyError"}
         assert doc["otherData"]["values"] == "not recorded"
     assert ctx.roots[0].args == (3,)  # the kept tree still holds them
+
+
+def test_times_stay_real_while_a_test_library_freezes_the_clock(tmp_path):
+    """Libraries that freeze time for tests (freezegun) replace ``time.perf_counter_ns`` and
+    ``time.monotonic`` in ``time`` and in every module that holds them; the engine's clock
+    keeps reading the real one, as cProfile's does, and a dropped context closes its file
+    without calling a fake that fails."""
+    import gc
+    import sys
+    import time
+
+    real = {name: getattr(time, name) for name in ("perf_counter_ns", "monotonic", "perf_counter")}
+
+    def fails():
+        raise IndexError("no time is frozen")  # what freezegun's fakes raise outside a freeze
+
+    patched = []
+    for module in list(sys.modules.values()):
+        for attr, value in list(getattr(module, "__dict__", {}).items()):
+            if any(value is fn for fn in real.values()):
+                setattr(module, attr, fails)
+                patched.append((module, attr, value))
+
+    def work(n):
+        return sum(i * i for i in range(n))
+
+    try:
+        ctx = TraceCtx(tmp_path / "t.json")
+        assert context.overdub(ctx, work, 2000) == work(2000)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ctx.cycle = ctx
+            del ctx
+            gc.collect()
+    finally:
+        for module, attr, value in patched:
+            setattr(module, attr, value)
+    assert caught == []
+    assert any(module is time for module, _, _ in patched)
+    events = [e for e in calls_of(tmp_path / "t.json") if e["name"].endswith("work")]
+    assert len(events) == 1 and events[0]["dur"] > 0

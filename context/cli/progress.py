@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from ..clock import monotonic_s
 from .options import CONSOLE_PROG
 
 
@@ -34,7 +35,7 @@ class Progress:
     """
 
     def __init__(self, calls: Callable[[], int], write: Callable[[str], object], *,
-                 clock: Callable[[], float] = time.monotonic, interval: float = 1.0,
+                 clock: Callable[[], float] = monotonic_s, interval: float = 1.0,
                  prog: str = CONSOLE_PROG) -> None:
         self.calls = calls
         self.write = write
@@ -93,8 +94,8 @@ def _wait_until_gone(native_id: int, timeout: float = 0.1) -> None:
     """Wait (on Linux, briefly) until the thread ``native_id`` has left the process, not only Python: a fork
     made at once then sees one thread fewer (and Python 3.12+ warns of no thread that is not there)."""
     task = "/proc/self/task/%d" % native_id
-    deadline = time.monotonic() + timeout
-    while os.path.exists(task) and time.monotonic() < deadline:
+    deadline = monotonic_s() + timeout  # the real clock, whatever a frozen-time library did to time's
+    while os.path.exists(task) and monotonic_s() < deadline:
         time.sleep(0.0002)
 
 

@@ -46,13 +46,13 @@ import os
 import stat
 import sys
 import threading
-import time
+
 import warnings
 import weakref
 from collections import deque
 from json.encoder import encode_basestring_ascii as _json_str  # a str as a JSON string literal (ASCII)
 
-from ..clock import clock_ns
+from ..clock import clock_ns, perf_ns
 
 TRAILER = b"\n]}\n"
 WARN_BYTES = 100_000_000  # a file passing this size warns once (``ChromeTraceWriter.warn_bytes``)
@@ -440,9 +440,9 @@ class ChromeTraceWriter:
     def _write_ring(self):
         other = dict(self._other)
         other["dropped_events"] = self.dropped
-        started = time.perf_counter_ns()
+        started = perf_ns()
         size = atomic_write(self.path, document(self._all_events(), other))
-        self._written_at = time.perf_counter_ns()
+        self._written_at = perf_ns()
         self._write_cost = self._written_at - started
         self._dirty_ring = False
         if size > self.warn_bytes and not self._size_warned:
@@ -457,7 +457,7 @@ class ChromeTraceWriter:
     def _checkpoint_ring(self, final):
         if not self._dirty_ring:
             return
-        if not final and time.perf_counter_ns() - self._written_at < 4 * self._write_cost:
+        if not final and perf_ns() - self._written_at < 4 * self._write_cost:
             return  # rewritten recently: writing at every run would cost more than a fifth of the time
         try:
             self._write_ring()
@@ -514,7 +514,10 @@ class ChromeTraceWriter:
 
 def _close_dropped(writer):
     if os.getpid() == writer.pid:
-        writer.close()
+        try:
+            writer.close()
+        except Exception:  # at garbage collection or exit, in whatever state the program left:
+            pass  # the file was complete after the last run already
         return
     fh, writer._fh = writer._fh, None  # a forked child: its copy of the handle, closed unwritten
     if fh is not True and fh is not None:
