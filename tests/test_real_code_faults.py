@@ -742,18 +742,19 @@ def test_a_native_that_takes_callbacks_given_none_is_called_from_the_users_frame
     native that takes callables, given none (``Pattern.sub`` with a template string), is
     called as it is from the user's frame: the Python code it runs natively (``re``'s
     template compiler) finds the user's frame as its caller, as natively."""
-    name = "_compile_template" if hasattr(re, "_compile_template") else "_subx"  # 3.12+, 3.11
-    original = getattr(re, name)
+    re_module = sys.modules["re"]  # what the C code imports (a test may have imported re afresh)
+    name = "_compile_template" if hasattr(re_module, "_compile_template") else "_subx"  # 3.12+, 3.11
+    original = getattr(re_module, name)
     callers = []
 
     def recorded(*args):
         callers.append(sys._getframe(1).f_code.co_name)  # run natively: the real caller
         return original(*args)
 
-    setattr(re, name, recorded)  # (not cached: called at each substitution)
+    setattr(re_module, name, recorded)  # (not cached: called at each substitution)
     try:
         native = _substitutes()
         assert overdub(context.CountCtx(), _substitutes) == native == "x<a>y"
     finally:
-        setattr(re, name, original)
+        setattr(re_module, name, original)
     assert callers == ["_substitutes", "_substitutes"]
