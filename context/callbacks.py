@@ -149,6 +149,18 @@ def _spec_for(f):
     return None
 
 
+def _wrapped_copy(act, values, places, copy):
+    """A ``copy`` of ``values`` with the callables at ``places`` wrapped, or None if none is."""
+    changed = None
+    for place in places:
+        wrapped = _wrap(act, values[place])
+        if wrapped is not values[place]:
+            if changed is None:
+                changed = copy(values)
+            changed[place] = wrapped
+    return changed
+
+
 def wrap_callbacks(act, f, args, kwargs):
     """``(args, kwargs)`` with the callable arguments of native ``f`` wrapped for ``act``."""
     spec = _spec_for(f)
@@ -159,25 +171,11 @@ def wrap_callbacks(act, f, args, kwargs):
         return args, kwargs
     # the same tuple and dict when nothing is wrapped: a caller that sees them unchanged
     # calls ``f`` from the user's frame (``re``'s ``Pattern.sub`` with a string template)
-    changed = None
-    for i in positions:
-        if i < len(args):
-            wrapped = _wrap(act, args[i])
-            if wrapped is not args[i]:
-                if changed is None:
-                    changed = list(args)
-                changed[i] = wrapped
+    changed = _wrapped_copy(act, args, (i for i in positions if i < len(args)), list)
     if changed is not None:
         args = tuple(changed)
     if keywords and kwargs:
-        changed = None
-        for name in keywords:
-            if name in kwargs:
-                wrapped = _wrap(act, kwargs[name])
-                if wrapped is not kwargs[name]:
-                    if changed is None:
-                        changed = dict(kwargs)
-                    changed[name] = wrapped
+        changed = _wrapped_copy(act, kwargs, (name for name in keywords if name in kwargs), dict)
         if changed is not None:
             kwargs = changed
     return args, kwargs

@@ -10,6 +10,7 @@ import collections
 import copy
 import gc
 import itertools
+import os
 import pickle
 import re
 import sys
@@ -733,28 +734,35 @@ def test_context_classes_made_at_run_time_take_their_caches_with_them():
     assert cache_size() <= before
 
 
+class _Template(str):
+    """A substitution template that notes who asked for its hash: ``re``'s template cache
+    (``lru_cache``) hashes it, from code that runs natively, below the caller of ``sub``."""
+
+    callers = []
+
+    def __hash__(self):
+        frame = sys._getframe(1)
+        while frame.f_code.co_filename.startswith(_RE_DIR):  # re's own code (3.11: _subx)
+            frame = frame.f_back
+        _Template.callers.append(frame.f_code.co_name)
+        return str.__hash__(self)
+
+
+_RE_DIR = os.path.dirname(re.__file__)
+
+
 def _substitutes():
-    return re.compile("(a)").sub(r"<\1>", "xay")  # a template, not a callable
+    return re.compile("(a)").sub(_Template(r"<\1>"), "xay")  # a template, not a callable
 
 
 def test_a_native_that_takes_callbacks_given_none_is_called_from_the_users_frame():
     """Under a context whose call sites pass their arguments to the engine (a prehook), a
     native that takes callables, given none (``Pattern.sub`` with a template string), is
     called as it is from the user's frame: the Python code it runs natively (``re``'s
-    template compiler) finds the user's frame as its caller, as natively."""
-    re_module = sys.modules["re"]  # what the C code imports (a test may have imported re afresh)
-    name = "_compile_template" if hasattr(re_module, "_compile_template") else "_subx"  # 3.12+, 3.11
-    original = getattr(re_module, name)
-    callers = []
-
-    def recorded(*args):
-        callers.append(sys._getframe(1).f_code.co_name)  # run natively: the real caller
-        return original(*args)
-
-    setattr(re_module, name, recorded)  # (not cached: called at each substitution)
-    try:
-        native = _substitutes()
-        assert overdub(context.CountCtx(), _substitutes) == native == "x<a>y"
-    finally:
-        setattr(re_module, name, original)
-    assert callers == ["_substitutes", "_substitutes"]
+    template cache) finds the user's frame as its caller, as natively."""
+    _Template.callers.clear()
+    native = _substitutes()
+    assert native == "x<a>y" and _Template.callers[-1:] == ["_substitutes"]
+    _Template.callers.clear()
+    assert overdub(context.CountCtx(), _substitutes) == native
+    assert _Template.callers and set(_Template.callers) == {"_substitutes"}

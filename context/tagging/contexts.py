@@ -7,13 +7,12 @@ from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see contex
 import copy
 import operator
 from collections.abc import Callable
-from types import FunctionType
 from typing import Any, TypeVar
 
 import numpy as np
 
 from ..base import Context
-from ..frames import user_frame
+from ..frames import call_with_user_globals
 from . import arrays
 from .dispatch import dispatch, enclosing_call, qualified_name
 from .errors import TaggingError
@@ -113,29 +112,12 @@ def _type(ctx, x):
     return type(primal(x))
 
 
-def _from_user_globals(fn, args, kwargs):
-    """``fn(*args, **kwargs)`` called from a frame whose globals are the user's frame's."""
-    try:
-        return fn(*args, **kwargs)
-    except BaseException as exc:
-        exc.__traceback__ = exc.__traceback__.tb_next  # this frame's own entry
-        raise
-
-
-_FROM_USER_GLOBALS = _from_user_globals.__code__
-
-
 @TaggingContext.primitive(type, argtypes=(object, object, object))
 @native_primitive
 def _type_new(ctx, name, bases, namespace, **kwargs):
     # Natively, the new class's ``__module__`` (unless the namespace has one) is the
     # ``__name__`` of the calling frame's globals: the user's, not this module's.
-    try:
-        frame = user_frame()
-    except RuntimeError:  # not called from code running under a context
-        return type(name, bases, namespace, **kwargs)
-    call = FunctionType(_FROM_USER_GLOBALS, frame.f_globals)
-    return call(type, (name, bases, namespace), kwargs)
+    return call_with_user_globals(type, (name, bases, namespace), kwargs)
 
 
 def getitem(obj, key):
