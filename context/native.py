@@ -34,6 +34,7 @@ def _build_class(act, f, args, kwargs):
 SPECIAL_NATIVES = {id(fn): handler for fn, handler in FRAME_SENSITIVE.items()}
 SPECIAL_NATIVES[id(builtins.__build_class__)] = _build_class
 _COPIES = []  # natives of modules imported afresh, given a handler (kept alive: their ids are keys)
+COPY_NAMES = frozenset(name for _, name in BY_NAME)  # the only names ``special_copy`` can match
 
 
 def special_copy(f):

@@ -18,7 +18,7 @@ from ..callbacks import (
     METHOD_OWNER_TYPES,
 )
 from ..frames import CALLING_FRAME_ONLY
-from ..native import SPECIAL_NATIVES, special_copy
+from ..native import COPY_NAMES, SPECIAL_NATIVES, special_copy
 from ..resolve import class_verdict
 
 PLAIN = "plain"            # call it as it is
@@ -43,7 +43,7 @@ def native_kind(f):
     if key in SPECIAL_NATIVES:
         return FRAME if key in FRAME_NATIVES else SPECIAL
     kind = type(f)
-    if kind is BuiltinFunctionType and special_copy(f):
+    if kind is BuiltinFunctionType and f.__name__ in COPY_NAMES and special_copy(f):  # (name first: cheap)
         return SPECIAL
     if key in CALLBACK_ARGUMENTS or (
         kind in BUILTIN_METHOD_TYPES and type(f.__self__) in METHOD_OWNER_TYPES
