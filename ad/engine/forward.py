@@ -91,6 +91,7 @@ _signatures = {}
 # ones: reverse mode derives its rules of elementwise functions from them (``reverse.py``)
 JVP_RULES = {}
 ON_DEFJVP = []
+JOINT_RULES = {}  # id(fn) -> (fn, joint): the rules for all arguments at once (``defjvp(..., joint=)``)
 
 
 def _carries(ctx, x):
@@ -162,7 +163,7 @@ def _held(a, t):
     return buffers.lift(a, below=t) if type(a) is np.ndarray else a
 
 
-def _jvp_primitive(fn, jvps, elementwise):
+def _jvp_primitive(fn, jvps, elementwise, joint=None):
     last = len(jvps) - 1
 
     @native_primitive
@@ -186,7 +187,9 @@ def _jvp_primitive(fn, jvps, elementwise):
         out = None
         n = None
         lined = []
-        for i, g in enumerate(tangents):
+        if joint is not None and all(g is not None for g in tangents):
+            n, out, lined = _joint_term(t, joint, alone, tangents, ans, primals, kwargs, elementwise)
+        for i, g in enumerate(tangents if out is None else ()):
             if g is None:
                 continue
             jvp = jvps[i if i <= last else last]
@@ -219,6 +222,27 @@ def _jvp_primitive(fn, jvps, elementwise):
     return primitive
 
 
+def _joint_term(t, joint, alone, tangents, ans, primals, kwargs, elementwise):
+    """``(n, term, lined)`` from a rule for all arguments at once (``defjvp(..., joint=)``), or
+    ``(None, None, [])`` where the per-argument rules must decide (a Python number's arithmetic
+    raised at a singular point: they give the IEEE result). A tangent and primal passed twice
+    (``x * x``) stay one object each, so the rule can see it."""
+    n = None
+    lined = []
+    for i, g in enumerate(tangents):
+        if i and g is tangents[i - 1] and primals[i] is primals[i - 1]:
+            lined.append(lined[-1])
+            continue
+        if type(g) is not float or not isinstance(ans, float):
+            n, g = _lined_up(g, primals[i], ans, elementwise)
+        lined.append(g)
+    try:
+        term = joint(*lined, ans, *primals, **kwargs) if alone else enclosing_call(t, joint, (*lined, ans, *primals), kwargs)
+    except (ZeroDivisionError, ValueError, OverflowError):
+        return None, None, []
+    return n, term, [g for g in lined if type(g) is not float]
+
+
 _PLAIN_NUMBERS = (float, int)
 
 
@@ -235,6 +259,22 @@ def _ieee_term(jvp, g, ans, primals, kwargs):
     return float(term)
 
 
+_DOT_TYPES = (np.dtype(np.float64), np.dtype(np.complex128))
+
+
+def all_finite(p: np.ndarray) -> bool:
+    """Whether float or complex array ``p`` holds no nan or infinity, or (rarely) may hold one.
+
+    One pass and no temporary array: a sum of squares (BLAS's ``dot``, about twice as fast as
+    ``sum``) or a sum is finite only if every element is. It may also overflow for finite
+    elements beyond about 1e154; callers then do the exact check.
+    """
+    if p.dtype in _DOT_TYPES and p.flags.c_contiguous:
+        r = p.reshape(-1)
+        return bool(np.isfinite(np.vdot(r, r)))
+    return bool(np.isfinite(p.sum()))
+
+
 def _zero_where_untouched(t, out, lined):
     """``out`` with 0 wherever every input tangent is 0, if it holds a nan or an infinity there.
 
@@ -244,8 +284,8 @@ def _zero_where_untouched(t, out, lined):
     tangent is not finite, so finite tangents pay one pass over the array.
     """
     p = primal(out)
-    if not isinstance(p, np.ndarray) or p.dtype.kind not in "fc" or np.isfinite(p.sum()):
-        return out  # a sum is finite only if every element is: one pass, no temporary array
+    if not isinstance(p, np.ndarray) or p.dtype.kind not in "fc" or all_finite(p):
+        return out
     untouched = None
     for g in lined:
         zero = primal(g) == 0
@@ -262,7 +302,7 @@ def _untouched_directions_zero(t, out, ans, primals, tangents):
     direction that changes none of the inputs changes nothing, whatever the derivative there, as
     the gradient of ``np.std`` of a constant array along the inputs it does not depend on)."""
     n = lead(out, ans)
-    if not n or out.dtype.kind not in "fc" or np.isfinite(out.sum()):
+    if not n or out.dtype.kind not in "fc" or all_finite(out):
         return out  # (one direction: it moves the inputs) one pass over the result, no temporary array
     chunk = out.shape[:n]
     touched = np.zeros(chunk, dtype=bool)
@@ -434,12 +474,16 @@ def wrap(t, out, tangent):
     return make_dual(out, t, tangent)
 
 
-def defjvp(fn: _F, *jvps: Any, argtypes: tuple[type, ...] | None = None, elementwise: bool = True) -> _F:
+def defjvp(fn: _F, *jvps: Any, argtypes: tuple[type, ...] | None = None, elementwise: bool = True,
+           joint: Callable[..., Any] | None = None) -> _F:
     """Register per-argument tangent rules for ``fn`` (see the module docstring).
 
     ``elementwise`` (the default) says ``fn`` broadcasts its arguments as ufuncs do: a
     chunked tangent of a lower-rank argument gets unit axes so that it lines up with the
     result. Give ``elementwise=False`` for a rule that handles shapes itself.
+    ``joint(g_0, g_1, ..., ans, *args)``, optional, gives the whole tangent when every argument
+    carries one, in fewer array operations than the per-argument terms and their sum (the
+    quotient rule ``(g_x - g_y * ans) / y``); it must equal that sum.
     """
     if not jvps:
         raise TypeError(
@@ -452,7 +496,14 @@ def defjvp(fn: _F, *jvps: Any, argtypes: tuple[type, ...] | None = None, element
                 % (qualified_name(fn), j)
             )
     jvps = tuple(ZERO if j is None else j for j in jvps)
-    ForwardCtx.primitive(fn, argtypes)(_jvp_primitive(fn, jvps, elementwise))
+    if joint is not None and (not callable(joint) or any(j is ZERO or j is NOT_DIFFERENTIABLE for j in jvps)):
+        raise TypeError("defjvp(%s): joint= must be a function, for rules where every argument has a derivative"
+                        % qualified_name(fn))
+    ForwardCtx.primitive(fn, argtypes)(_jvp_primitive(fn, jvps, elementwise, joint))
+    if joint is not None:
+        JOINT_RULES[id(fn)] = (fn, joint)
+    else:
+        JOINT_RULES.pop(id(fn), None)
     JVP_RULES[id(fn)] = (fn, jvps, elementwise, argtypes)
     for hook in ON_DEFJVP:
         hook(fn, jvps, elementwise, argtypes)

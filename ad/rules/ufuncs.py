@@ -62,8 +62,18 @@ defjvp(np.conjugate, lambda g, ans, x: np.conjugate(g))
 
 defjvp(np.add, lambda g, ans, x, y: g, lambda g, ans, x, y: g)
 defjvp(np.subtract, lambda g, ans, x, y: g, lambda g, ans, x, y: -g)
-defjvp(np.multiply, lambda g, ans, x, y: g * y, lambda g, ans, x, y: x * g)
-defjvp(np.true_divide, lambda g, ans, x, y: g / y, lambda g, ans, x, y: g * (-ans / y))
+
+
+def _product(gx, gy, ans, x, y):
+    """The tangent of ``x * y``; of ``x * x`` in two operations where the sum of terms takes three."""
+    if gx is gy and x is y:
+        return gx * (2 * x)
+    return gx * y + x * gy
+
+
+defjvp(np.multiply, lambda g, ans, x, y: g * y, lambda g, ans, x, y: x * g, joint=_product)
+defjvp(np.true_divide, lambda g, ans, x, y: g / y, lambda g, ans, x, y: g * (-ans / y),
+       joint=lambda gx, gy, ans, x, y: (gx - gy * ans) / y)  # three operations where the terms take five
 defjvp(np.power, dpow_base, dpow_exponent)
 defjvp(np.float_power, lambda g, ans, x, y: g * (y * np.float_power(x, y - 1)), dpow_exponent)
 defjvp(np.arctan2, lambda g, ans, y, x: g * (x / (x * x + y * y)), lambda g, ans, y, x: g * (-y / (x * x + y * y)))
