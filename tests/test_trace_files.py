@@ -551,6 +551,34 @@ def test_argument_text_is_cut_without_building_the_whole_repr():
     assert format_arguments((holder,), {}, 20) == "([1, 2],)"
 
 
+@pytest.mark.parametrize("value", [
+    "short", "\x00" * 16, "\U000e0001" * 16, "é" * 16, "q" * 17, 10**18 - 1, -(10**18) + 1, 10**18, True, None, 2.5,
+    (1, "a"), (1,), (), [1.5, None, "x"], {3}, set(), frozenset({1}), frozenset(), tuple(range(6)), tuple(range(7)),
+    ("\x00" * 16,) * 2, ("\U000e0001" * 16,), (10**18,), tuple("abcdefghijklmnop" for _ in range(5)),
+])
+@pytest.mark.parametrize("limit", [80, 66, 65, 20])
+def test_argument_text_quick_paths_give_the_general_paths_text(value, limit):
+    # short ASCII strings, small ints and containers of a few such atoms are shown from repr directly:
+    # the text must be what the general path (each item shown short, the whole cut to the limit) gives
+    from context.ready import display
+
+    def general(v):
+        if type(v) in display._CONTAINERS:
+            items = [general(item) for item in list(v)[:6]]
+            body = ", ".join(items) + (", ..." if len(v) > 6 else "")
+            text = {tuple: "(%s,)" % body if len(v) == 1 else "(%s)" % body, list: "[%s]" % body,
+                    set: "{%s}" % body if v else "set()",
+                    frozenset: "frozenset({%s})" % body if v else "frozenset()"}[type(v)]
+        else:
+            text = repr(v if type(v) is not str or len(v) <= limit else v[:limit])
+        return text
+
+    want = general(value)
+    want = want if len(want) <= limit else want[:limit - 3] + "..."
+    assert display.short_repr(value, limit) == want
+    assert display.format_arguments((value, value), {}, limit) == ", ".join([want, want])
+
+
 def test_the_argument_text_cache_keeps_no_value_alive_after_a_run(tmp_path, capsys):
     from context.ready import display
 

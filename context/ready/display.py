@@ -123,12 +123,11 @@ _BIG = 10**18
 def short_repr(value, limit=80):
     """``repr(value)`` cut to about ``limit`` characters; never raises."""
     kind = type(value)
-    if kind in _PLAIN_SCALARS or (kind is int and -_BIG < value < _BIG) or (
-        kind is str and (limit is None or len(value) <= limit)
-    ):
-        text = repr(value)  # the common cases, without reprlib's dispatch
-    elif kind is str:
-        text = repr(value[:limit])  # only what is shown (a 30 kB document passed at every call)
+    if kind is str:  # the common cases first, without reprlib's dispatch
+        # only what is shown of a long one (a 30 kB document passed at every call)
+        text = repr(value) if limit is None or len(value) <= limit else repr(value[:limit])
+    elif (kind is int and -_BIG < value < _BIG) or kind in _PLAIN_SCALARS:
+        text = repr(value)
     elif kind in _CONTAINERS and limit is not None:
         text = _container_repr(value, kind, limit, 3)
     elif kind is type:
@@ -149,6 +148,17 @@ def _container_repr(value, kind, limit, level):
     if level == 0:
         return "..."
     n = len(value)
+    if n <= _CONTAINER_ITEMS and kind is not dict and limit >= _QUICK_REPR:
+        # a few short atoms ((pos, value) results): repr itself, when it says no more than the items would
+        for item in value:
+            k = type(item)
+            if not ((k is str and len(item) <= _SHORT and item.isascii()) or (k is int and -_BIG < item < _BIG)
+                    or k in _PLAIN_SCALARS):
+                break
+        else:
+            text = repr(value)
+            if len(text) <= limit:
+                return text
     items = []
     shown = 0
     length = 0
@@ -202,7 +212,11 @@ def _long_repr(value):
 
 def format_arguments(args, kwargs, limit=80):
     """``a, b, k=v`` for a call's arguments, each value cut to ``limit`` characters."""
-    shown = [_argument_repr(a, limit) for a in args]
+    if limit is not None and limit >= _QUICK_REPR:  # short ASCII strings and small ints as they are (most arguments)
+        shown = [repr(a) if (type(a) is str and len(a) <= _SHORT and a.isascii()) or (type(a) is int and -_BIG < a < _BIG)
+                 else _argument_repr(a, limit) for a in args]
+    else:
+        shown = [_argument_repr(a, limit) for a in args]
     if kwargs:
         shown.extend("%s=%s" % (k, _argument_repr(v, limit)) for k, v in kwargs.items())
     return ", ".join(shown)
@@ -227,9 +241,13 @@ def forget_shown():
     _SHOWN.clear()
 
 
+_SHORT = 16  # characters: a string this short is shown from its repr, not from the cache
+_QUICK_REPR = 2 + 4 * _SHORT  # the longest repr of such a string if ASCII ("\x00" escapes), and of an int below _BIG
+
+
 def _argument_repr(value, limit):
     kind = type(value)
-    if kind not in _CACHED_KINDS or (kind is str and len(value) <= 16):
+    if kind not in _CACHED_KINDS or (kind is str and len(value) <= _SHORT):
         return short_repr(value, limit)
     entry = _SHOWN.get(id(value))
     if entry is not None and entry[0] is value and entry[1] == limit:
