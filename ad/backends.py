@@ -26,6 +26,7 @@ from __future__ import annotations
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 import copy
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -191,7 +192,7 @@ class ReverseMode(Backend):
         if scaleout.spreads(self.executor):
             return tasks.reverse_rows(ReverseMode(), self.executor, f, inp, who)
         output, parts, leaves = self._record(f, inp, who)
-        J = self.rows(parts, leaves, inp, 0, int(np.prod(output.shape)))
+        J = self.rows(parts, leaves, inp, 0, math.prod(output.shape))
         return output, np.reshape(J, tuple(output.shape) + tuple(inp.shape))
 
     def complex_gradient(self, f: Callable[[Any], Any], inp: Input, who: str) -> tuple[Any, Any]:
@@ -213,20 +214,20 @@ class ReverseMode(Backend):
         rows = []
         first = 0
         for v, node in parts:
-            size = int(np.prod(np.shape(v)))
+            size = math.prod(np.shape(v))
             for i in range(max(start, first), min(stop, first + size)):
                 seed = 1.0 if not np.ndim(v) else _unit_seed(np.shape(v), i - first)
                 got = tape.backward(node, seed, leaves) if node is not None else [None] * len(leaves)
                 rows.append(_row(got, inp))
             first += size
-        return np.stack(rows) if rows else np.zeros((0, inp.size))
+        return np.array(rows) if rows else np.zeros((0, inp.size))  # (a new array, as np.stack's, in C)
 
     def pullback(self, f: Callable[[Any], Any], inp: Input, who: str) -> tuple[Any, Callable[[Any], Any]]:
         """``(output, pull)``: ``f`` recorded once; ``pull(w)`` (``w`` shaped like the output) is ``wᵀ J``,
         raveled, by one backward pass per part of the output (one for an array or a number). The tape
         is kept while ``pull`` lives, so it may be called again."""
         output, parts, leaves = self._record(f, inp, who)
-        sizes = [int(np.prod(np.shape(v))) for v, _ in parts]
+        sizes = [math.prod(np.shape(v)) for v, _ in parts]
 
         def pull(w):
             flat = np.reshape(w, (-1,))

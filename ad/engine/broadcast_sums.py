@@ -25,8 +25,8 @@ declare_engine_code(__file__)
 
 def unbroadcast(u: Any, x: Any) -> Any:
     """Cotangent ``u`` of a broadcast result, summed to the shape of argument ``x``."""
-    if type(x) is float and type(u) is float:  # Python numbers: nothing to sum
-        return u
+    if type(u) is type(x) and (type(x) is float or (type(x) is np.ndarray and u.shape == x.shape)):
+        return u  # the common cases first: Python numbers, or plain arrays of one shape (nothing to sum)
     shape = np.shape(primal(x))
     if np.shape(primal(u)) == shape:
         return u
