@@ -41,7 +41,7 @@ from types import FunctionType
 
 from .rewrite import rewrite_code
 from .rewrite.code import code_cache
-from .watch import CACHES
+from .watch import add_cache, caches
 
 _MONITORING = getattr(sys, "monitoring", None)  # 3.12+
 _tools = []  # sys.monitoring tool ids in use, as of the epoch's start
@@ -49,7 +49,7 @@ _tools = []  # sys.monitoring tool ids in use, as of the epoch's start
 
 def new_epoch():
     """Start a new epoch: every copy is checked again at its function's next call."""
-    for cache in list(CACHES):
+    for cache in caches():
         cache.values.clear()
     if _MONITORING is not None:
         _tools[:] = [t for t in range(6) if _MONITORING.get_tool(t) is not None]
@@ -95,7 +95,7 @@ class FunctionCache:
         self.made = {}  # id(fn) -> (copy, code, defaults, kwdefaults, qualname, name)
         self._refs = {}
         self._cyclic = set()  # ids of functions whose copy may keep them alive
-        CACHES.add(self)
+        add_cache(self)
 
     def copy_of(self, fn):
         """The current rewritten copy of ``fn`` (checked, made or remade as needed)."""
@@ -144,7 +144,7 @@ class FunctionCache:
 
 def drop_cyclic_entries():
     """Forget the copies that may keep their function alive (as a full collection starts)."""
-    for cache in list(CACHES):
+    for cache in caches():
         for key in list(cache._cyclic):
             cache.forget(key)
 

@@ -10,12 +10,29 @@ import weakref
 from types import FunctionType
 
 WATCHED = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__qualname__", "__name__"})
-CACHES = weakref.WeakSet()  # every context.functions.FunctionCache
+# weak references to every context.functions.FunctionCache (a set of weakref.ref, each removing
+# itself when its cache dies: iterating it is a few times cheaper than a WeakSet, at every overdub)
+_CACHE_REFS = set()
+
+
+def add_cache(cache):
+    """Count ``cache`` among ``caches()`` while it lives."""
+    _CACHE_REFS.add(weakref.ref(cache, _CACHE_REFS.discard))
+
+
+def caches():
+    """Every live function cache."""
+    found = []
+    for ref in tuple(_CACHE_REFS):
+        cache = ref()
+        if cache is not None:
+            found.append(cache)
+    return found
 
 
 def function_changed(obj):
     """``obj`` had a watched attribute assigned or deleted: its copies are remade at its next call."""
     if type(obj) is FunctionType:
         key = id(obj)
-        for cache in list(CACHES):
+        for cache in caches():
             cache.forget(key)
