@@ -139,13 +139,14 @@ def _split(ctx, args):
     primals = []
     tangents = []
     found = False
+    shadows = buffers.has_any_shadow() or bool(buffers.REVERSE_VERSIONS)  # (most runs: no buffer to look up)
     for a in args:
-        if type(a) is np.ndarray and buffers.has_shadow(a):
+        if shadows and type(a) is np.ndarray and buffers.has_shadow(a):
             a = buffers.lift(a)
         if isinstance(a, Tagged):
             if a.tag is t:
                 value, meta = a.value, a.meta
-                if buffers.has_any_shadow():  # an enclosing derivative's values written into them (second order)
+                if shadows and buffers.has_any_shadow():  # an enclosing derivative's values written into them
                     value, meta = _held(value, t), _held(meta, t)
                 primals.append(value)
                 tangents.append(meta)
@@ -168,11 +169,12 @@ def _jvp_primitive(fn, jvps, elementwise, joint=None):
 
     @native_primitive
     def primitive(ctx, /, *args, **kwargs):
-        if kwargs.get("where", True) is not True:
-            return _with_where(primitive, fn, ctx, args, kwargs)
-        if "out" in kwargs:
-            return _into_out(primitive, fn, ctx, args, kwargs)
-        args, kwargs = _positional(fn, ctx, args, kwargs)
+        if kwargs:
+            if kwargs.get("where", True) is not True:
+                return _with_where(primitive, fn, ctx, args, kwargs)
+            if "out" in kwargs:
+                return _into_out(primitive, fn, ctx, args, kwargs)
+            args, kwargs = _positional(fn, ctx, args, kwargs)
         primals, tangents, found = _split(ctx, args)
         if not found and _has_sequence(args):  # np.exp([x, 2 * x]): the list is an array being differentiated
             args, found = _lists_as_arrays(ctx, args)
