@@ -26,8 +26,6 @@ FORWARD_ONLY = {
     "ad.rules.number_types._replaced_nonfinite": HELPERS,
     "ad.rules.reductions._weighted_average": HELPERS,
     "ad.rules.shapes._pieces": HELPERS,
-    "cmath.polar": COMPLEX,
-    "cmath.rect": COMPLEX,
     "numpy.linalg.eig": COMPLEX,
     "numpy.linalg.eigvals": COMPLEX,
     "scipy.linalg._decomp.eig": COMPLEX,

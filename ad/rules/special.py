@@ -31,6 +31,24 @@ def sign(x):
     return (x > 0) - (x < 0)
 
 
+def dsign(g, x):
+    """The tangent of ``sign(x) = x / |x|`` along ``g`` for complex ``x`` (NumPy 2's ``np.sign``):
+    ``g / |x| - x Re(conj(x) g) / |x|^3``, 0 at 0. (For real ``x``, ``sign`` is piecewise constant.)"""
+    magnitude = np.abs(x)
+    zero = primal(magnitude) == 0
+    safe = np.where(zero, 1.0, magnitude)
+    return np.where(zero, 0.0, g / safe - x * (np.real(np.conjugate(x) * g) / safe ** 3))
+
+
+def sign_cotangent(u, x):
+    """The cotangent of complex ``x`` for ``u`` of ``sign(x)`` (pairing ``Re(sum(u * t))`` with
+    ``dsign``'s tangent): ``u / |x| - Re(u x) conj(x) / |x|^3``, 0 at 0."""
+    magnitude = np.abs(x)
+    zero = primal(magnitude) == 0
+    safe = np.where(zero, 1.0, magnitude)
+    return np.where(zero, 0.0, u / safe - np.conjugate(x) * (np.real(u * x) / safe ** 3))
+
+
 def dabs(g, x):
     """The tangent of ``abs(x)`` along ``g``, elementwise for arrays.
 

@@ -4,8 +4,9 @@ Each entry gives the tangent contribution of one argument (``g`` its tangent, ``
 the result), written as ``g`` times a factor computed from the primals: the tangent may
 be much larger than the primal (a chunk of directions, a nested derivative's), so it is
 touched once. Arguments broadcast as the ufunc broadcasts them (``defjvp`` lines up
-chunked tangents). Piecewise-constant ufuncs (rounding, ``sign``, predicates,
-comparisons) have zero derivative and return untagged results. Integer-only ufuncs
+chunked tangents). Piecewise-constant ufuncs (rounding, ``sign`` of real values,
+predicates, comparisons) have zero derivative and return untagged results; ``sign`` of complex
+values is ``x / |x|``, with its derivative. Integer-only ufuncs
 (bitwise operations, ``gcd``, shifts) have no rule: a value being differentiated
 reaching one is an error naming it.
 
@@ -19,9 +20,10 @@ from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see contex
 import numpy as np
 
 from context.tagging import dispatch, native_primitive
+from context.tagging.values import primal
 
 from ..engine.forward import NOT_DIFFERENTIABLE, ZERO, ForwardCtx, defjvp, defzero, frule
-from .special import dabs, dpow_base, dpow_exponent
+from .special import dabs, dpow_base, dpow_exponent, dsign
 
 _LN2, _LN10 = np.log(2.0), np.log(10.0)
 _DEG = np.pi / 180.0
@@ -52,7 +54,7 @@ defjvp(np.sinh, lambda g, ans, x: g * np.cosh(x))
 defjvp(np.cosh, lambda g, ans, x: g * np.sinh(x))
 defjvp(np.tanh, lambda g, ans, x: g * (1 - ans * ans))
 defjvp(np.arcsinh, lambda g, ans, x: g / np.sqrt(x * x + 1))
-defjvp(np.arccosh, lambda g, ans, x: g / np.sqrt(x * x - 1))
+defjvp(np.arccosh, lambda g, ans, x: g / (np.sqrt(x - 1) * np.sqrt(x + 1)))  # (not sqrt(x * x - 1): its branch, for complex x)
 defjvp(np.arctanh, lambda g, ans, x: g / (1 - x * x))
 defjvp(np.deg2rad, lambda g, ans, x: g * _DEG)
 defjvp(np.radians, lambda g, ans, x: g * _DEG)
@@ -101,7 +103,7 @@ defjvp(np.ldexp, lambda g, ans, x, y: g * np.exp2(y), NOT_DIFFERENTIABLE)
 defjvp(np.nextafter, lambda g, ans, x, y: g, ZERO)
 
 defzero(
-    np.sign, np.floor, np.ceil, np.trunc, np.rint, np.floor_divide, np.heaviside, np.signbit,
+    np.floor, np.ceil, np.trunc, np.rint, np.floor_divide, np.heaviside, np.signbit,
     np.spacing, np.isfinite, np.isinf, np.isnan, np.equal, np.not_equal, np.less, np.less_equal,
     np.greater, np.greater_equal, np.logical_and, np.logical_or, np.logical_xor, np.logical_not,
 )
@@ -112,6 +114,19 @@ defzero(
 def _divmod(ctx, x, y, **kwargs):
     # the quotient has zero derivative; the remainder is np.remainder's, with its broadcasting
     return dispatch(np.floor_divide, (x, y), kwargs), dispatch(np.remainder, (x, y), kwargs)
+
+
+SIGN_IS_DIRECTION = bool(np.sign(1j) == 1j)  # NumPy 2; before, the sign of the real part (piecewise constant)
+
+
+@frule(np.sign)
+def _sign(primals, tangents, **kwargs):
+    # piecewise constant for real values; x / |x| (NumPy 2's definition) for complex ones
+    x = primals[0]
+    ans = np.sign(x, **kwargs)
+    if not (SIGN_IS_DIRECTION and np.iscomplexobj(primal(x))):
+        return ans, None
+    return ans, dsign(tangents[0], x)
 
 
 @frule(np.modf)

@@ -5,10 +5,11 @@ The convention is JAX's (``engine/reverse.py``): a cotangent ``u`` pairs with a 
 as ``Re(sum(u * t))``. A holomorphic function's pullback is then its forward rule's factor
 times ``u``, as for real values, so the rules derived from forward rules hold as they are. The
 functions that are not holomorphic need their own: ``|z|`` (its pullback is ``u * conj(z) / |z|``,
-0 at 0), ``imag`` (``-1j * u``), ``angle`` (``-1j * u * conj(z) / |z|^2``); ``real`` (``u``) and
+0 at 0), ``imag`` (``-1j * u``), ``angle`` (``-1j * u * conj(z) / |z|^2``, also ``cmath.phase``); ``real`` (``u``) and
 ``conj`` (``conj(u)``) already have them, as have ``vdot`` (``conj(u * b)`` and ``u * conj(a)``)
-and the vector norms (``u * conj(x) / |x|`` per element, scaled); a matrix norm other than
-Frobenius's refuses complex values in its rule.
+the vector norms (``u * conj(x) / |x|`` per element, scaled), the matrix norms (the spectral and
+nuclear norms' cotangents are ``conj(u_i v_i^H)`` of the singular vectors), and ``var`` and ``std``
+(the conjugate of the deviation from the mean).
 
 ``tests/test_ad_reverse_complex.py`` checks every function listed in ``CHECKED`` with the
 dot-product test against forward mode, on complex arguments (and on real ones mixed with
@@ -21,14 +22,21 @@ Imported after the rules derived from forward rules are installed, so that these
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 import builtins
+import cmath
 import operator
 
 import numpy as np
 
 from context.tagging.values import primal
 
-from ..engine.reverse import complex_checked, defvjp
-from .special import conjugate_sign, dabs
+from context.tagging import native_primitive
+
+from ..engine.forward import ZERO
+from ..engine.reverse import ReverseCtx, complex_checked, defvjp, vjp_primitive
+from .pullbacks import from_vjp
+from .layout import _appended, _padded
+from .special import conjugate_sign, dabs, sign_cotangent
+from .ufuncs import SIGN_IS_DIRECTION
 from .vjps_shapes import as_arg
 
 
@@ -60,6 +68,24 @@ for _fn in (np.absolute, builtins.abs, operator.abs):
     defvjp(_fn, abs_vjp)
 defvjp(np.imag, imag_vjp)
 defvjp(np.angle, angle_vjp)
+defvjp(cmath.phase, angle_vjp)
+
+
+def sign_vjp(u, ans, x):
+    """The pullback of NumPy 2's ``sign`` of complex ``x`` (``x / |x|``)."""
+    return as_arg(sign_cotangent(u, x), x)
+
+
+_SIGN_CONSTANT = vjp_primitive(np.sign, (ZERO,))  # real values (and NumPy 1's complex sign): piecewise constant
+_SIGN_COMPLEX = vjp_primitive(np.sign, (from_vjp(sign_vjp),))
+
+
+@ReverseCtx.primitive(np.sign)
+@native_primitive
+def _sign(ctx, x, **kwargs):
+    if SIGN_IS_DIRECTION and np.iscomplexobj(primal(x)):
+        return _SIGN_COMPLEX(ctx, x, **kwargs)
+    return _SIGN_CONSTANT(ctx, x, **kwargs)
 
 TRAPEZOID = getattr(np, "trapezoid", None) or np.trapz  # (NumPy 2 renamed it)
 ELEMENTWISE = (
@@ -67,7 +93,7 @@ ELEMENTWISE = (
     np.reciprocal, np.sqrt, np.exp, np.expm1, np.log, np.log1p, np.log2, np.log10,
     np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh, np.arcsin, np.arccos, np.arctan, np.arcsinh, np.arccosh,
     np.arctanh, np.exp2, np.sinc, np.float_power,
-    np.conjugate, np.real, np.imag, np.absolute, np.angle,
+    np.conjugate, np.real, np.imag, np.absolute, np.angle, np.sign,
 )
 OPERATORS = (
     operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos, operator.pow, builtins.pow,
@@ -81,6 +107,20 @@ LINEAR = (
     np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
     np.fft.rfft2, np.fft.rfftn, np.fft.irfft2, np.fft.irfftn, np.fft.hfft, np.fft.ihfft,
 )
-CHECKED = ELEMENTWISE + OPERATORS + LINEAR
+# checked later (all but var and std by the rules derived from forward mode or written for real values, which
+# hold as they are; var and std take the conjugate of the deviation)
+SHAPES = (
+    np.shape, np.ndim, np.size, np.pad, _padded, np.append, _appended, np.linalg.tensorsolve, np.linalg.tensorinv,
+    np.moveaxis, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.broadcast_to, np.take, np.take_along_axis,
+    np.split, np.array_split, np.hsplit, np.vsplit, np.rot90, np.fliplr, np.flipud, np.triu, np.tril, np.diagonal,
+    np.copy, np.asarray,
+) + tuple(f for f in (getattr(np, "permute_dims", None), getattr(np, "concat", None)) if f is not None)
+PRODUCTS = (np.kron, np.cross, np.inner, np.polyval, np.linalg.multi_dot, np.linalg.matrix_power)
+STATISTICS = (np.average, np.nansum, np.nanmean, np.var, np.std) + tuple(
+    f for f in (getattr(np.linalg, "matrix_norm", None), getattr(np.linalg, "vector_norm", None)) if f is not None)
+CMATH = (cmath.exp, cmath.log, cmath.log10, cmath.sqrt, cmath.sin, cmath.cos, cmath.tan, cmath.asin, cmath.acos,
+         cmath.atan, cmath.sinh, cmath.cosh, cmath.tanh, cmath.asinh, cmath.acosh, cmath.atanh, cmath.phase,
+         cmath.polar, cmath.rect)
+CHECKED = ELEMENTWISE + OPERATORS + LINEAR + SHAPES + PRODUCTS + STATISTICS + CMATH
 
 complex_checked(*CHECKED)

@@ -4,11 +4,15 @@ equivalent composition of functions that have reverse rules, so its pullback is 
 ``np.linalg.tensorinv`` and ``tensorsolve`` are ``inv`` and ``solve`` of the arrays reshaped to
 matrices; ``np.divmod`` is ``(floor_divide, remainder)``; ``np.modf`` is ``(x - trunc(x),
 trunc(x))``; ``np.frexp`` is ``(x * 2.0 ** -e, e)`` with the exponents ``e`` constants (as in
-forward mode, the exponents and the quotients have zero derivative). The values are NumPy's own
-to rounding: the compositions compute the same numbers by another route.
+forward mode, the exponents and the quotients have zero derivative); ``cmath.polar`` is ``(abs(z),
+phase(z))`` and ``cmath.rect`` is ``r * (cos(phi) + 1j sin(phi))``. The values are NumPy's (and
+``cmath``'s) own to rounding: the compositions compute the same numbers by another route.
 """
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
+import cmath
+import math
 
 import numpy as np
 
@@ -50,6 +54,14 @@ def frexp(x, e):
     return x * np.exp2(-np.asarray(e, dtype=float)), e
 
 
+def polar(z):
+    return abs(z), cmath.phase(z)
+
+
+def rect(r, phi):
+    return r * (math.cos(phi) + 1j * math.sin(phi))
+
+
 def _exponents(args):
     """``np.frexp``'s exponents, computed natively (a call under the context would come back here)."""
     return args + (np.frexp(primal(args[0]))[1],)
@@ -68,6 +80,6 @@ def _by_composition(fn, composition, prepare=None):
 
 
 for _fn, _composition in ((np.linalg.tensorinv, tensorinv), (np.linalg.tensorsolve, tensorsolve),
-                          (np.divmod, divmod_), (np.modf, modf)):
+                          (np.divmod, divmod_), (np.modf, modf), (cmath.polar, polar), (cmath.rect, rect)):
     _by_composition(_fn, _composition)
 _by_composition(np.frexp, frexp, _exponents)

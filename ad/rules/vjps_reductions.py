@@ -45,7 +45,7 @@ from context.tagging.dispatch import qualified_name
 from context.tagging.values import primal
 
 from ..engine.forward import NOT_DIFFERENTIABLE, ForwardCtx, NoRuleError
-from ..engine.reverse import ComplexValuesError, ReverseCtx, vjp_primitive
+from ..engine.reverse import ReverseCtx, vjp_primitive
 from .arrays import _clipped
 from .products import _einsum_form, _explicit
 from .special import conjugate_sign
@@ -206,6 +206,8 @@ def _moment_a(root):
         if count == 0 or (root and count == 1 and ddof == 0):  # std of single elements: 0 whatever they are
             return as_arg(np.zeros(shape), a)
         dev = a - np.mean(a, axis=axes, keepdims=True)
+        if np.iscomplexobj(primal(dev)):  # |dev|^2 moves by 2 Re(conj(dev) t): the cotangent pairs with t
+            dev = np.conjugate(dev)
         with np.errstate(divide="ignore"):
             scale = np.float64(1.0) / np.float64(max(count - ddof, 0))
         us = _spread(u, shape, axes) * scale
@@ -281,20 +283,19 @@ def _norm_core(u, ans, x, ord, axes, matrix, keepdims):
         if ord == 1:
             return us * sign
         return us * (np.abs(x) ** (ord - 1) * sign) * np.reshape(ans, kept) ** (1 - ord)
-    if complex_x:
-        raise ComplexValuesError("numpy.linalg.norm of a complex matrix with ord=%r has no reverse-mode rule checked "
-                                 "on complex values; use ad.ForwardMode()" % (ord,))
     if ord in (1, -1, np.inf, -np.inf):  # the extreme sum of |x| over one axis (first at a tie)
         summed, picked = (axes[0], axes[1]) if ord in (1, -1) else (axes[1], axes[0])
         sums = np.sum(np.abs(px), axis=summed, keepdims=True)
         mask, _ = _first(sums, (picked,), ord > 0)
         mask = np.broadcast_to(_from_end(mask, sums.shape, (picked,)), shape)
-        return np.where(mask, us * np.sign(x), 0.0)
+        return np.where(mask, us * (conjugate_sign(x) if complex_x else np.sign(x)), 0.0)
     if ord in ("nuc", 2, -2):
         xm = np.moveaxis(x, axes, (-2, -1))
         um = np.moveaxis(np.reshape(u, kept), axes, (-2, -1))
         um = np.reshape(um, _shape(um)[:-2])
-        return np.moveaxis(singular_value_norm_cotangent(um, xm, ord), (-2, -1), axes)
+        g = singular_value_norm_cotangent(um, xm, ord)
+        # a singular value moves by Re(u_i^H dx v_i): its cotangent is conj(u_i v_i^H), u_i v_i^H for real x
+        return np.moveaxis(np.conjugate(g) if complex_x else g, (-2, -1), axes)
     raise NoRuleError("numpy.linalg.norm with ord=%r has no reverse-mode rule" % (ord,))
 
 
