@@ -11,7 +11,7 @@ from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see contex
 from . import testing  # noqa: F401  (ad.testing.check_grads)
 from .engine.optional import when_imported
 from .rules import (  # noqa: F401  (register the rules)
-    arrays, builtins, cmath_module, conditioning, convolution, decompositions, differences, fft, indexed_writes, indexing,
+    array_api, arrays, builtins, cmath_module, conditioning, convolution, decompositions, differences, fft, indexed_writes, indexing,
     layout, linalg,
     math_module, metadata, number_types, operators, order_statistics, products, reductions, shapes, ufunc_methods,
     ufuncs,

@@ -18,7 +18,7 @@ import pytest
 import ad
 from ad.engine.reverse import COMPLEX_CHECKED, complex_checked, defvjp
 from ad.engine.traced import ComplexValuesError
-from ad.rules import layout, vjps_complex
+from ad.rules import array_api, layout, vjps_complex
 
 R, F = ad.ReverseMode(), ad.ForwardMode()
 SHAPE = (2, 3)
@@ -166,6 +166,11 @@ MORE = {  # shapes, products, statistics and cmath (scalars taken from the array
     np.diagonal: lambda z: np.diagonal(z),
     np.copy: lambda z: np.copy(z) * 2,
     np.asarray: lambda z: np.asarray(z) * 2,
+    np.asanyarray: lambda z: np.asanyarray(z) * 2,
+    np.full_like: lambda z: np.full_like(z, 2.0) * z + np.full_like(z, z[0, 0]),
+    np.zeros_like: lambda z: np.zeros_like(z) + z,
+    np.ones_like: lambda z: np.ones_like(z) * z,
+    np.ufunc.accumulate: lambda z: np.add.accumulate(z, axis=1) + np.multiply.accumulate(z),
     np.kron: lambda z: np.kron(z, z[:, :2]),
     np.cross: lambda z: np.cross(z[0], z[1]),
     np.inner: lambda z: np.inner(z, z),
@@ -204,6 +209,24 @@ for _name in ("matrix_norm", "vector_norm"):
     if hasattr(np.linalg, _name):
         MORE[getattr(np.linalg, _name)] = (lambda f: lambda z: f(z) + f(np.stack([z, 2 * z]), keepdims=True).sum())(
             getattr(np.linalg, _name))
+
+
+ARRAY_API = {  # NumPy 2's (through NumPy's own code, ad/rules/array_api.py)
+    "linalg.outer": lambda z: np.linalg.outer(z[0], z[1]),
+    "linalg.matmul": lambda z: np.linalg.matmul(z, z.T),
+    "linalg.tensordot": lambda z: np.linalg.tensordot(z, z.T, axes=1),
+    "linalg.trace": lambda z: np.linalg.trace(z, offset=1),
+    "linalg.diagonal": lambda z: np.linalg.diagonal(z),
+    "linalg.cross": lambda z: np.linalg.cross(z[0], z[1]),
+    "linalg.matrix_transpose": lambda z: np.linalg.matrix_transpose(z),
+    "matrix_transpose": lambda z: np.matrix_transpose(z),
+    "cumulative_sum": lambda z: np.cumulative_sum(z, axis=1, include_initial=True),
+    "cumulative_prod": lambda z: np.cumulative_prod(z, axis=0, include_initial=True),
+    "unstack": lambda z: np.unstack(z)[1] * 2,
+}
+for _fn in vjps_complex.ARRAY_API:
+    _name = next(n for n in array_api.NAMES if array_api._function(n) is _fn)
+    MORE[_fn] = ARRAY_API[_name]
 
 
 @pytest.mark.parametrize("fn", list(MORE), ids=lambda fn: getattr(fn, "__name__", str(fn)))

@@ -135,8 +135,8 @@ def _matmul_b(u, ans, a, b):
 
 
 defvjp(np.matmul, _matmul_a, _matmul_b)
-defvjp(np.outer, lambda u, ans, a, b: np.reshape(np.dot(u, np.ravel(b)), _shape(a)),
-       lambda u, ans, a, b: np.reshape(np.dot(np.ravel(a), u), _shape(b)))
+defvjp(np.outer, lambda u, ans, a, b, out=None: np.reshape(np.dot(u, np.ravel(b)), _shape(a)),
+       lambda u, ans, a, b, out=None: np.reshape(np.dot(np.ravel(a), u), _shape(b)))  # (out=None: np.linalg.outer's)
 
 
 # ------------------------------------------------------------------ shapes

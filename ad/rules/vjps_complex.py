@@ -34,6 +34,7 @@ from context.tagging import native_primitive
 from ..engine.forward import ZERO
 from ..engine.reverse import ReverseCtx, complex_checked, defvjp, vjp_primitive
 from .pullbacks import from_vjp
+from . import array_api
 from .layout import _appended, _padded
 from .special import conjugate_sign, dabs, sign_cotangent
 from .ufuncs import SIGN_IS_DIRECTION
@@ -113,7 +114,7 @@ SHAPES = (
     np.shape, np.ndim, np.size, np.pad, _padded, np.append, _appended, np.linalg.tensorsolve, np.linalg.tensorinv,
     np.moveaxis, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.broadcast_to, np.take, np.take_along_axis,
     np.split, np.array_split, np.hsplit, np.vsplit, np.rot90, np.fliplr, np.flipud, np.triu, np.tril, np.diagonal,
-    np.copy, np.asarray,
+    np.copy, np.asarray, np.asanyarray, np.full_like, np.zeros_like, np.ones_like, np.ufunc.accumulate,
 ) + tuple(f for f in (getattr(np, "permute_dims", None), getattr(np, "concat", None)) if f is not None)
 PRODUCTS = (np.kron, np.cross, np.inner, np.polyval, np.linalg.multi_dot, np.linalg.matrix_power)
 STATISTICS = (np.average, np.nansum, np.nanmean, np.var, np.std) + tuple(
@@ -121,6 +122,8 @@ STATISTICS = (np.average, np.nansum, np.nanmean, np.var, np.std) + tuple(
 CMATH = (cmath.exp, cmath.log, cmath.log10, cmath.sqrt, cmath.sin, cmath.cos, cmath.tan, cmath.asin, cmath.acos,
          cmath.atan, cmath.sinh, cmath.cosh, cmath.tanh, cmath.asinh, cmath.acosh, cmath.atanh, cmath.phase,
          cmath.polar, cmath.rect)
-CHECKED = ELEMENTWISE + OPERATORS + LINEAR + SHAPES + PRODUCTS + STATISTICS + CMATH
+# NumPy 2's array-API functions, through NumPy's code (``array_api``): those whose inner functions are all checked
+ARRAY_API = tuple(f for f in array_api.FUNCTIONS if f.__name__ not in ("vecdot", "svdvals"))
+CHECKED = ELEMENTWISE + OPERATORS + LINEAR + SHAPES + PRODUCTS + STATISTICS + CMATH + ARRAY_API
 
 complex_checked(*CHECKED)

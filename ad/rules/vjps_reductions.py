@@ -556,6 +556,10 @@ def _products_by_position(fn, rules, keywords=()):
     @native_primitive
     def primitive(ctx, *args, **kwargs):
         args = tuple(arrayed(ctx, v) for v in args)
+        if "axis" in kwargs and fn is getattr(np, "vecdot", None) and len(args) == 2:
+            kwargs = dict(kwargs)  # vecdot(a, b, axis=k): the axis of each operand moved last
+            axis = kwargs.pop("axis")
+            args = tuple(dispatch(np.moveaxis, (v, axis, -1)) for v in args)
         if kwargs.keys() - set(keywords) and _mine(ctx, args):
             raise NoRuleError("%s with %s has no reverse-mode rule; move the axes first (np.moveaxis)"
                               % (qualified_name(fn), ", ".join(sorted(kwargs))))
