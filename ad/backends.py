@@ -172,23 +172,23 @@ class ReverseMode(Backend):
     def second_order(self) -> tuple[Backend, Backend]:
         return ForwardMode(executor=self.executor), self
 
-    def _record(self, f, inp, who, complex_input=False):
-        out, leaves, ctx = tape.record(f, inp, complex_input)
+    def _record(self, f, inp, who):
+        """``(output, parts, leaves)`` of ``f`` recorded once: ``parts`` pairs each number or array of the
+        result with its node (None where it does not depend on the input)."""
+        out, leaves, ctx = tape.record(f, inp)
         if runs.is_function(out):
             raise TypeError("%s: the function returned a function; only derivative supports that" % who)
         parts = []
         value = plain_result(out, ctx, parts)
-        if any(node is not None and not node.real for _, node in parts):
-            raise ComplexValuesError(
-                "%s: the function returned a complex value; reverse mode differentiates real results "
-                "(take its real part or its abs, or use ad.ForwardMode())" % who
-            )
         form = outputs.form_of(value, who)
-        shape = tuple(np.shape(np.asarray(value, dtype=float) if isinstance(value, (list, tuple)) else value))
+        complex_result = any(node is not None and not node.real for _, node in parts)
+        shape = tuple(np.shape(np.asarray(value, dtype=complex if complex_result else float)
+                               if isinstance(value, (list, tuple)) else value))
         return outputs.Plain(form, value, shape), parts, leaves
 
     def jacobian(self, f: Callable[[Any], Any], inp: Input, who: str) -> tuple[Any, Any]:
-        """``(output, J)``, ``J`` of shape ``output.shape + inp.shape``, one backward pass per output element."""
+        """``(output, J)``, ``J`` of shape ``output.shape + inp.shape``, one backward pass per output element
+        (two for a complex one: its real and imaginary parts)."""
         if scaleout.spreads(self.executor):
             return tasks.reverse_rows(ReverseMode(), self.executor, f, inp, who)
         output, parts, leaves = self._record(f, inp, who)
@@ -199,7 +199,12 @@ class ReverseMode(Backend):
         """``(output, g)`` for a complex array input and a real number result: ``f`` recorded once, and
         ``g`` the input's cotangent for the seed 1, which with the pairing ``Re(sum(u * t))`` is
         ``df/dx - i df/dy`` (JAX's ``grad``); None when the result is not a single number."""
-        output, parts, leaves = self._record(f, inp, who, complex_input=True)
+        output, parts, leaves = self._record(f, inp, who)
+        if any(node is not None and not node.real for _, node in parts):
+            raise ComplexValuesError(
+                "%s: the function returned a complex value; the gradient of a complex input is defined for a "
+                "real result (take its real part or its abs)" % who
+            )
         if output.shape:
             return output, None
         (value, node), = parts
@@ -210,24 +215,30 @@ class ReverseMode(Backend):
 
     def rows(self, parts: list, leaves: list, inp: Input, start: int, stop: int) -> np.ndarray:
         """Rows ``start:stop`` of the Jacobian (output elements raveled) of a recorded run, one
-        backward pass each: an array ``(stop - start, inp.size)``."""
+        backward pass each (two for a complex output element): an array ``(stop - start, inp.size)``.
+
+        With the pairing ``Re(sum(u * t))``, the seed ``u = 1`` gives the real parts of the derivatives
+        along the input's real directions (the real parts of the cotangents), and ``u = -1j`` their
+        imaginary parts; a complex input is taken along its real directions, as in forward mode."""
         rows = []
         first = 0
+        complex_input = any(not leaf.real for leaf in leaves)
         for v, node in parts:
             size = math.prod(np.shape(v))
+            complex_output = node is not None and not node.real
             for i in range(max(start, first), min(stop, first + size)):
                 seed = 1.0 if not np.ndim(v) else _unit_seed(np.shape(v), i - first)
-                got = tape.backward(node, seed, leaves) if node is not None else [None] * len(leaves)
-                rows.append(_row(got, inp))
+                rows.append(_pulled(node, seed, leaves, inp, complex_input, complex_output))
             first += size
         return np.array(rows) if rows else np.zeros((0, inp.size))  # (a new array, as np.stack's, in C)
 
     def pullback(self, f: Callable[[Any], Any], inp: Input, who: str) -> tuple[Any, Callable[[Any], Any]]:
         """``(output, pull)``: ``f`` recorded once; ``pull(w)`` (``w`` shaped like the output) is ``wᵀ J``,
-        raveled, by one backward pass per part of the output (one for an array or a number). The tape
-        is kept while ``pull`` lives, so it may be called again."""
+        raveled, by one backward pass per part of the output (one for an array or a number; two where
+        the part or ``w`` is complex). The tape is kept while ``pull`` lives, so it may be called again."""
         output, parts, leaves = self._record(f, inp, who)
         sizes = [math.prod(np.shape(v)) for v, _ in parts]
+        complex_input = any(not leaf.real for leaf in leaves)
 
         def pull(w):
             flat = np.reshape(w, (-1,))
@@ -236,7 +247,8 @@ class ReverseMode(Backend):
             for (v, node), size in zip(parts, sizes):
                 if node is not None:
                     seed = np.reshape(flat[start:start + size], np.shape(v)) if np.ndim(v) else flat[start]
-                    total = total + _row(tape.backward(node, seed, leaves), inp)
+                    total = total + _pulled(node, seed, leaves, inp, complex_input,
+                                            not node.real or np.iscomplexobj(seed))
                 start += size
             return total
 
@@ -253,6 +265,21 @@ def _unit_seed(shape, flat_index):
     seed = np.zeros(shape)
     seed.flat[flat_index] = 1.0
     return seed
+
+
+def _pulled(node, seed, leaves, inp, complex_input, complex_output):
+    """``seedᵀ J`` raveled for the part of the output recorded at ``node`` (None: a zero row): the
+    cotangents the seed sends back (their real parts for a complex input), plus ``1j`` times those
+    of ``-1j * seed`` when the part or the seed is complex (the imaginary part of ``seedᵀ J``)."""
+    if node is None:
+        return _row([None] * len(leaves), inp)
+    row = _row(tape.backward(node, seed, leaves), inp)
+    if complex_input:
+        row = np.real(row)
+    if complex_output:
+        imaginary = _row(tape.backward(node, -1j * seed, leaves), inp)
+        row = row + 1j * (np.real(imaginary) if complex_input else imaginary)
+    return row
 
 
 def _row(cotangents, inp):

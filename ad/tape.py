@@ -24,7 +24,7 @@ from context.tagging.tags import Tag
 from .engine import reverse_buffers, reverse_writes
 from .engine.backward import backward  # noqa: F401  (the backward pass, engine code)
 from .engine.reverse import Node, ReverseCtx
-from .engine.traced import COMPLEX_NODES, ComplexValuesError, is_complex
+from .engine.traced import COMPLEX_NODES, is_complex
 
 
 def start() -> ReverseCtx:
@@ -34,28 +34,28 @@ def start() -> ReverseCtx:
     return ctx
 
 
-def record(f: Any, inp: Any, complex_input: bool = False) -> tuple[Any, list, ReverseCtx]:
+def record(f: Any, inp: Any) -> tuple[Any, list, ReverseCtx]:
     """``(f(x), leaves, ctx)`` for the ``Input`` ``inp``: ``f`` run once with the input carrying leaf
-    nodes: one for an array or a number, one per element of a list or tuple. A complex array is
-    taken only with ``complex_input`` (a gradient: its cotangent is the gradient, JAX's convention)."""
-    if is_complex(inp.value) and not (complex_input and inp.kind in ("array", "scalar")):
-        raise ComplexValuesError(
-            "reverse mode differentiates real inputs (complex values inside the function are fine), "
-            "and the gradient of a complex array; for other derivatives of a complex input use ad.ForwardMode()"
-        )
+    nodes: one for an array or a number, one per element of a list or tuple. A complex leaf's
+    cotangent keeps its imaginary part (for a gradient it is the gradient, JAX's convention)."""
     ctx = start()
     if inp.kind in ("array", "scalar"):
-        leaves = [Node()]
-        if is_complex(inp.value):
-            leaves[0].real = False  # its cotangent keeps its imaginary part
-            COMPLEX_NODES[0] += 1
+        leaves = [_leaf(inp.value)]
         x = tag(inp.value, ctx, leaves[0])
     else:
-        leaves = [Node() for _ in inp.value]
+        leaves = [_leaf(e) for e in inp.value]
         items = [tag(e, ctx, leaf) for e, leaf in zip(inp.value, leaves)]
         x = tuple(items) if inp.kind == "tuple" else items
     out = run(ctx, f, x)
     return out, leaves, ctx
+
+
+def _leaf(value: Any) -> Node:
+    node = Node()
+    if is_complex(value):
+        node.real = False  # its cotangent keeps its imaginary part
+        COMPLEX_NODES[0] += 1
+    return node
 
 
 def run(ctx: ReverseCtx, f: Any, *args: Any) -> Any:
