@@ -211,7 +211,13 @@ for _name in ("matrix_norm", "vector_norm"):
             getattr(np.linalg, _name))
 
 
+for _name, _case in (("vecdot", lambda z: np.vecdot(z, z ** 2) + np.vecdot(z, z * 2 + 1, axis=0).sum()),
+                     ("matvec", lambda z: np.matvec(z.T @ z, z[0])),
+                     ("vecmat", lambda z: np.vecmat(z[1], z.T @ z) + np.vecmat(np.real(z[0]), z.T @ z))):
+    if hasattr(np, _name):  # (vecdot and vecmat take the conjugate of their first operand)
+        MORE[getattr(np, _name)] = _case
 ARRAY_API = {  # NumPy 2's (through NumPy's own code, ad/rules/array_api.py)
+    "linalg.vecdot": lambda z: np.linalg.vecdot(z, z ** 2) + np.linalg.vecdot(np.real(z), z).sum(),
     "linalg.outer": lambda z: np.linalg.outer(z[0], z[1]),
     "linalg.matmul": lambda z: np.linalg.matmul(z, z.T),
     "linalg.tensordot": lambda z: np.linalg.tensordot(z, z.T, axes=1),

@@ -116,14 +116,15 @@ SHAPES = (
     np.split, np.array_split, np.hsplit, np.vsplit, np.rot90, np.fliplr, np.flipud, np.triu, np.tril, np.diagonal,
     np.copy, np.asarray, np.asanyarray, np.full_like, np.zeros_like, np.ones_like, np.ufunc.accumulate,
 ) + tuple(f for f in (getattr(np, "permute_dims", None), getattr(np, "concat", None)) if f is not None)
-PRODUCTS = (np.kron, np.cross, np.inner, np.polyval, np.linalg.multi_dot, np.linalg.matrix_power)
+PRODUCTS = (np.kron, np.cross, np.inner, np.polyval, np.linalg.multi_dot, np.linalg.matrix_power) + tuple(
+    getattr(np, f) for f in ("vecdot", "matvec", "vecmat") if hasattr(np, f))  # (vecdot, vecmat: conj of the first)
 STATISTICS = (np.average, np.nansum, np.nanmean, np.var, np.std) + tuple(
     f for f in (getattr(np.linalg, "matrix_norm", None), getattr(np.linalg, "vector_norm", None)) if f is not None)
 CMATH = (cmath.exp, cmath.log, cmath.log10, cmath.sqrt, cmath.sin, cmath.cos, cmath.tan, cmath.asin, cmath.acos,
          cmath.atan, cmath.sinh, cmath.cosh, cmath.tanh, cmath.asinh, cmath.acosh, cmath.atanh, cmath.phase,
          cmath.polar, cmath.rect)
 # NumPy 2's array-API functions, through NumPy's code (``array_api``): those whose inner functions are all checked
-ARRAY_API = tuple(f for f in array_api.FUNCTIONS if f.__name__ not in ("vecdot", "svdvals"))
+ARRAY_API = tuple(f for f in array_api.FUNCTIONS if f.__name__ != "svdvals")
 CHECKED = ELEMENTWISE + OPERATORS + LINEAR + SHAPES + PRODUCTS + STATISTICS + CMATH + ARRAY_API
 
 complex_checked(*CHECKED)

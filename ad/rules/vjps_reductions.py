@@ -589,8 +589,15 @@ _products_by_position(np.vdot, (_vdot_x(0), _vdot_x(1)))
 _GUFUNCS = {"vecdot": "...i,...i->...", "matvec": "...ij,...j->...i", "vecmat": "...i,...ij->...j"}
 
 
-def _gufunc_x(subs, j):
+def _gufunc_x(subs, j, conjugates_first):
+    """Argument ``j``'s pullback of a product gufunc; ``vecdot`` and ``vecmat`` take the conjugate of
+    their first operand, so (pairing ``Re(sum(u * t))``) its cotangent is ``conj`` of the plain
+    product's, and the second operand's is taken with ``conj(a)``."""
     def vjp(u, ans, a, b, **kwargs):
+        if conjugates_first and (np.iscomplexobj(primal(a)) or np.iscomplexobj(primal(b)) or np.iscomplexobj(primal(u))):
+            if j == 0:
+                return as_arg(np.conjugate(einsum_cotangent(subs, [a, b], 0, u)), a)
+            return as_arg(einsum_cotangent(subs, [np.conjugate(a), b], 1, u), b)
         return as_arg(einsum_cotangent(subs, [a, b], j, u), (a, b)[j])
 
     return vjp
@@ -598,5 +605,6 @@ def _gufunc_x(subs, j):
 
 for _name, _subs in _GUFUNCS.items():
     if hasattr(np, _name):
-        _products_by_position(getattr(np, _name), (_gufunc_x(_subs, 0), _gufunc_x(_subs, 1)),
+        _conjugates = _name in ("vecdot", "vecmat")
+        _products_by_position(getattr(np, _name), (_gufunc_x(_subs, 0, _conjugates), _gufunc_x(_subs, 1, _conjugates)),
                               ("dtype", "casting", "order"))
