@@ -116,7 +116,8 @@ SHAPES = (
     np.split, np.array_split, np.hsplit, np.vsplit, np.rot90, np.fliplr, np.flipud, np.triu, np.tril, np.diagonal,
     np.copy, np.asarray, np.asanyarray, np.full_like, np.zeros_like, np.ones_like, np.ufunc.accumulate,
 ) + tuple(f for f in (getattr(np, "permute_dims", None), getattr(np, "concat", None)) if f is not None)
-PRODUCTS = (np.kron, np.cross, np.inner, np.polyval, np.linalg.multi_dot, np.linalg.matrix_power) + tuple(
+PRODUCTS = (np.kron, np.cross, np.inner, np.polyval, np.linalg.multi_dot, np.linalg.matrix_power, np.convolve,
+            np.correlate) + tuple(
     getattr(np, f) for f in ("vecdot", "matvec", "vecmat") if hasattr(np, f))  # (vecdot, vecmat: conj of the first)
 STATISTICS = (np.average, np.nansum, np.nanmean, np.var, np.std) + tuple(
     f for f in (getattr(np.linalg, "matrix_norm", None), getattr(np.linalg, "vector_norm", None)) if f is not None)

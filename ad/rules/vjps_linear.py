@@ -78,20 +78,33 @@ def _full(fn, u, a, v, mode):
     return np.pad(u, (start, n + m - 1 - start - int(np.size(primal(u)))))
 
 
+def _complex(*values):
+    return any(np.iscomplexobj(primal(x)) for x in values)
+
+
+def _plain_correlate(x, y, mode):
+    """``sum_n x[n + k] y[n]``: ``np.correlate`` without its conjugate of ``y``."""
+    return np.correlate(x, np.conjugate(y) if _complex(y) else y, mode)
+
+
+# The adjoints are transposes (the pairing is Re(sum(u * t)), no conjugate): convolution is
+# bilinear, so its adjoints correlate without conjugating; correlate(a, v) conjugates v, so it is
+# conjugate-linear in v and the cotangent of v is the conjugate of the plain correlation's.
 def _conv_a(u, a, v, mode="full"):
-    return np.correlate(_full(np.convolve, u, a, v, mode), np.ravel(v), "valid")
+    return _plain_correlate(_full(np.convolve, u, a, v, mode), np.ravel(v), "valid")
 
 
 def _conv_v(u, a, v, mode="full"):
-    return np.correlate(_full(np.convolve, u, a, v, mode), np.ravel(a), "valid")
+    return _plain_correlate(_full(np.convolve, u, a, v, mode), np.ravel(a), "valid")
 
 
-def _corr_a(u, a, v, mode="valid"):  # correlate(a, v) is convolve(a, v[::-1]) in mode full
+def _corr_a(u, a, v, mode="valid"):  # correlate(a, v) is convolve(a, conj(v)[::-1]) in mode full
     return np.correlate(_full(np.correlate, u, a, v, mode), np.flip(np.ravel(v)), "valid")
 
 
 def _corr_v(u, a, v, mode="valid"):
-    return np.flip(np.correlate(_full(np.correlate, u, a, v, mode), np.ravel(a), "valid"))
+    full = _full(np.correlate, u, a, v, mode)
+    return np.flip(np.correlate(np.conjugate(full) if _complex(full) else full, np.ravel(a), "valid"))
 
 
 deflinear_vjp(np.convolve, _conv_a, _conv_v)
