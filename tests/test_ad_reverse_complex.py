@@ -117,6 +117,7 @@ LINEAR = {
     np.linalg.inv: lambda z: np.linalg.inv(z[:, :2]),
     np.linalg.solve: lambda z: np.linalg.solve(z[:, :2], z[:, 2]),
     np.linalg.det: lambda z: np.linalg.det(z[:, :2]),
+    np.linalg.slogdet: lambda z: np.linalg.slogdet(z[:, :2])[1] + np.linalg.slogdet(z[:, :2] @ z[:, 1:].T)[0],
     np.vdot: lambda z: np.vdot(z, z * z + 1) + np.vdot(z * z, np.real(z)),
     np.linalg.norm: lambda z: (np.linalg.norm(z) + np.linalg.norm(z, axis=1) + np.linalg.norm(z, "fro")
                                + np.linalg.norm(z, ord=1, axis=0).sum() + np.linalg.norm(z, ord=3, axis=1).sum()

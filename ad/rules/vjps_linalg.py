@@ -7,7 +7,7 @@ Conventions are the forward rules' (``linalg.py``), transposed:
 * ``cholesky``, ``eigh``, ``eigvalsh`` read one triangle (lower; upper for ``upper=True`` /
   ``UPLO='U'``): the cotangent lives on that triangle, the other one gets zero.
 * ``eigh``'s eigenvectors assume distinct eigenvalues (a tie gives inf/nan), their signs fixed
-  as NumPy returns them. ``slogdet``'s sign, ``lstsq``'s rank: no derivative.
+  as NumPy returns them. ``slogdet``'s sign of a real matrix, ``lstsq``'s rank: no derivative.
 * ``pinv``: the rank held fixed. ``lstsq``: one matrix of full rank (NoRuleError otherwise).
 
 Functions returning tuples (``slogdet``, ``eigh``, ``lstsq``, ``svd``, ``qr``) are primitives
@@ -136,7 +136,16 @@ def inv_transposed(u, a):
 
 
 defvjp(np.linalg.det, lambda u, ans, a: inv_transposed(u * ans, a))
-tuple_rule(np.linalg.slogdet, lambda a: [None, (lambda u, res, a: inv_transposed(u, a),)])
+def _slogdet_plan(a):
+    """The sign of a real matrix's determinant is constant; of a complex one it is ``exp(i Im(log det))``,
+    whose cotangent is ``i Im(u sign) a^-T`` (``log|det|``'s is ``u a^-T``)."""
+    sign = None
+    if np.iscomplexobj(primal(a)):
+        sign = (lambda u, res, a: inv_transposed(1j * np.imag(u * res[0]), a),)
+    return [sign, (lambda u, res, a: inv_transposed(u, a),)]
+
+
+tuple_rule(np.linalg.slogdet, _slogdet_plan)
 
 
 # ------------------------------------------------------------------ cholesky, eigh
