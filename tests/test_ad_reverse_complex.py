@@ -139,6 +139,11 @@ def test_linear(fn):
 
 
 MORE = {  # shapes, products, statistics and cmath (scalars taken from the array)
+    np.ndarray.astype: lambda z: z.astype(np.complex128) * 2 + z.astype(np.complex64).astype(complex),
+    np.iscomplexobj: lambda z: z * np.iscomplexobj(z),
+    np.isrealobj: lambda z: z * (1 + np.isrealobj(z)),
+    np.isscalar: lambda z: z * (1 + np.isscalar(z)),
+    np.result_type: lambda z: z.astype(np.result_type(z, 1.0)),
     np.shape: lambda z: z * np.shape(z)[0],
     np.ndim: lambda z: z * np.ndim(z),
     np.size: lambda z: z * np.size(z),

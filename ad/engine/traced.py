@@ -11,6 +11,7 @@ import numpy as np
 
 from context.resolve import declare_engine_code
 from context.tagging import Tagged, dispatch
+from context.tagging.values import primal
 
 from .dual import ScalarArrayMethods
 from .dual_array import DualArray, is_array
@@ -88,6 +89,10 @@ def is_complex(value: Any) -> bool:
         return True
     if kind is tuple or kind is list:
         return any(is_complex(v) for v in value)
+    if isinstance(value, Tagged) and type(value.value) is not ndarray:
+        # a number an enclosing derivative carries (forward over reverse): its plain value tells
+        # (a Dual has no dtype; a complex one once made its node real and dropped imaginary parts)
+        return is_complex(primal(value))
     dtype = getattr(value, "dtype", None)
     return getattr(dtype, "kind", None) == "c"
 

@@ -111,7 +111,7 @@ LINEAR = (
 # checked later (all but var and std by the rules derived from forward mode or written for real values, which
 # hold as they are; var and std take the conjugate of the deviation)
 SHAPES = (
-    np.shape, np.ndim, np.size, np.pad, _padded, np.append, _appended, np.linalg.tensorsolve, np.linalg.tensorinv,
+    np.ndarray.astype, np.shape, np.ndim, np.size, np.iscomplexobj, np.isrealobj, np.isscalar, np.result_type, np.pad, _padded, np.append, _appended, np.linalg.tensorsolve, np.linalg.tensorinv,
     np.moveaxis, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.broadcast_to, np.take, np.take_along_axis,
     np.split, np.array_split, np.hsplit, np.vsplit, np.rot90, np.fliplr, np.flipud, np.triu, np.tril, np.diagonal,
     np.copy, np.asarray, np.asanyarray, np.full_like, np.zeros_like, np.ones_like, np.ufunc.accumulate,
