@@ -117,6 +117,9 @@ LINEAR = {
     np.linalg.inv: lambda z: np.linalg.inv(z[:, :2]),
     np.linalg.solve: lambda z: np.linalg.solve(z[:, :2], z[:, 2]),
     np.linalg.det: lambda z: np.linalg.det(z[:, :2]),
+    np.linalg.eigh: lambda z: np.linalg.eigh(z.T @ np.conj(z) + np.diag([0.0, 1.0, 3.0]))[0] * 2
+    + np.linalg.eigh(z[:, 1:], UPLO="U")[0].sum(),  # (its eigenvalues: the eigenvectors' pullback refuses)
+    np.linalg.eigvalsh: lambda z: np.linalg.eigvalsh(z[:, :2]) + np.linalg.eigvalsh(np.stack([z[:, 1:], z[:, :2]]), "U"),
     np.linalg.slogdet: lambda z: np.linalg.slogdet(z[:, :2])[1] + np.linalg.slogdet(z[:, :2] @ z[:, 1:].T)[0],
     np.vdot: lambda z: np.vdot(z, z * z + 1) + np.vdot(z * z, np.real(z)),
     np.linalg.norm: lambda z: (np.linalg.norm(z) + np.linalg.norm(z, axis=1) + np.linalg.norm(z, "fro")
@@ -354,12 +357,13 @@ def test_what_reverse_mode_refuses_is_named():
     x = np.linspace(0.1, 0.9, 4)
     with pytest.raises(ComplexValuesError, match="returned a complex value"):  # (a complex input: its gradient
         ad.gradient(np.sum, x + 1j, backend=R)  # needs a real result, test_ad_complex_gradient.py)
-    def eigenvalues(y):  # eigh's rule builds its nodes itself and returns a named tuple: refused too
-        a = np.reshape(y * 1j + y, (2, 2))
-        return np.sum(np.linalg.eigh(a + np.conj(a.T))[0])
+    def eigenvectors(y):  # a complex Hermitian matrix's eigenvalues are differentiated, its eigenvectors not
+        a = np.reshape(y * 1j + y, (2, 2)) + np.diag([0.0, 2.0])
+        return np.sum(np.abs(np.linalg.eigh(a + np.conj(a.T))[1]))
 
-    with pytest.raises(ComplexValuesError, match="numpy.linalg.eigh"):
-        ad.gradient(eigenvalues, x, backend=R)
+    with pytest.raises(ComplexValuesError, match="numpy.linalg.eigh: the eigenvectors"):
+        ad.gradient(eigenvectors, x, backend=R)
+    np.testing.assert_allclose(ad.gradient(eigenvectors, x), ad.gradient(eigenvectors, x, backend=F), rtol=1e-10)
     gcd = lambda y: np.sum(np.gcd(np.arange(4), 2) * np.sinc(y * (1 + 2j)).real)  # noqa: E731  (sinc: checked)
     np.testing.assert_allclose(ad.gradient(gcd, x, backend=R), ad.gradient(gcd, x, backend=F), rtol=1e-12)
     norm = lambda y: np.sum(np.abs(np.linalg.pinv(np.outer(y, y[:2]) * (1 + 2j))))  # noqa: E731  (pinv: not checked)

@@ -27,6 +27,7 @@ from context.tagging.values import primal
 from ..engine import reverse_writes
 from ..engine.forward import NOT_DIFFERENTIABLE, NoRuleError
 from ..engine.reverse import Node, ReverseCtx, _no_traced_keywords, defvjp, make_traced, split
+from ..engine.traced import ComplexValuesError
 from .pullbacks import _detached, from_vjp, unbroadcast
 from .vjps import _parts
 
@@ -48,9 +49,13 @@ def right_solve(x, r):
 
 def triangle_adjoint(s, lower):
     """The adjoint of ``g -> `` the symmetric matrix read from ``g``'s ``lower`` (else upper) triangle:
-    ``s + s^T`` on the strict triangle read, ``s``'s diagonal, zero on the other triangle."""
+    ``s + s^T`` on the strict triangle read, ``s``'s diagonal, zero on the other triangle. For a
+    complex ``s``, the Hermitian matrix read (its diagonal's imaginary part ignored, as LAPACK does):
+    ``s + s^H`` on the strict triangle, the real part of the diagonal."""
     m = _shape(s)[-1]
     strict = np.tri(m, k=-1) if lower else np.tri(m, k=-1).T
+    if np.iscomplexobj(primal(s)):
+        return (s + np.conjugate(mT(s))) * strict + np.real(s) * np.eye(m)
     return (s + mT(s)) * strict + s * np.eye(m)
 
 
@@ -176,7 +181,16 @@ def _uplo(args, kwargs):
 
 
 def _eigvals_cotangent(u, w, v, lower):
-    return triangle_adjoint((v * u[..., None, :]) @ mT(v), lower)
+    # an eigenvalue moves by v_i^H dA v_i: the cotangent of the matrix read is conj(V) diag(u) V^T
+    left = np.conjugate(v) if np.iscomplexobj(primal(v)) else v
+    return triangle_adjoint((left * u[..., None, :]) @ mT(v), lower)
+
+
+def _complex_eigenvectors(u, res, a, *args, **kwargs):
+    raise ComplexValuesError(
+        "numpy.linalg.eigh: the eigenvectors of a complex Hermitian matrix (each has a free phase) have no "
+        "reverse-mode rule; use its eigenvalues only (np.linalg.eigvalsh), or ad.ForwardMode()"
+    )
 
 
 def _eigvecs_cotangent(u, w, v, lower):
@@ -186,8 +200,10 @@ def _eigvecs_cotangent(u, w, v, lower):
 
 
 def _eigh_plan(a, *args, **kwargs):
+    vectors = _complex_eigenvectors if np.iscomplexobj(primal(a)) else (
+        lambda u, res, a, *args, **kwargs: _eigvecs_cotangent(u, res[0], res[1], _uplo(args, kwargs)))
     return [(lambda u, res, a, *args, **kwargs: _eigvals_cotangent(u, res[0], res[1], _uplo(args, kwargs)),),
-            (lambda u, res, a, *args, **kwargs: _eigvecs_cotangent(u, res[0], res[1], _uplo(args, kwargs)),)]
+            (vectors,)]
 
 
 def _eigvalsh_vjp(u, ans, a, *args, **kwargs):
