@@ -119,6 +119,8 @@ LINEAR = {
     np.linalg.det: lambda z: np.linalg.det(z[:, :2]),
     np.linalg.eigh: lambda z: np.linalg.eigh(z.T @ np.conj(z) + np.diag([0.0, 1.0, 3.0]))[0] * 2
     + np.linalg.eigh(z[:, 1:], UPLO="U")[0].sum(),  # (its eigenvalues: the eigenvectors' pullback refuses)
+    np.linalg.cholesky: lambda z: np.linalg.cholesky(z.T @ np.conj(z) + np.diag([1.0, 2.0, 3.0]))
+    + np.linalg.cholesky(z.T @ np.conj(z) + np.eye(3), upper=True) + np.linalg.cholesky(z[:, :2] + 3 * np.eye(2)).sum(),
     np.linalg.eigvalsh: lambda z: np.linalg.eigvalsh(z[:, :2]) + np.linalg.eigvalsh(np.stack([z[:, 1:], z[:, :2]]), "U"),
     np.linalg.slogdet: lambda z: np.linalg.slogdet(z[:, :2])[1] + np.linalg.slogdet(z[:, :2] @ z[:, 1:].T)[0],
     np.vdot: lambda z: np.vdot(z, z * z + 1) + np.vdot(z * z, np.real(z)),

@@ -104,7 +104,7 @@ LINEAR = (
     np.sum, np.mean, np.cumsum, np.dot, np.matmul, np.outer, np.reshape, np.transpose, np.ravel,
     np.concatenate, np.stack, np.hstack, np.vstack, np.dstack, np.column_stack, np.array, np.flip, np.roll, np.squeeze, np.expand_dims, np.swapaxes, np.tile, np.repeat,
     np.diff, np.trace, np.diag, np.einsum, np.tensordot, np.prod, np.cumprod, np.where, np.sort, TRAPEZOID,
-    np.linalg.inv, np.linalg.solve, np.linalg.det, np.linalg.slogdet, np.linalg.eigh, np.linalg.eigvalsh, np.vdot, np.linalg.norm,
+    np.linalg.inv, np.linalg.solve, np.linalg.det, np.linalg.slogdet, np.linalg.eigh, np.linalg.eigvalsh, np.linalg.cholesky, np.vdot, np.linalg.norm,
     np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
     np.fft.rfft2, np.fft.rfftn, np.fft.irfft2, np.fft.irfftn, np.fft.hfft, np.fft.ihfft,
 )

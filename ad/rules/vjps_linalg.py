@@ -162,12 +162,18 @@ def cholesky_adjoint(lbar, low, lower):
     m = _shape(low)[-1]
     p = mT(low) @ lbar
     phi = p * np.tri(m, k=-1) + p * (0.5 * np.eye(m))
+    if np.iscomplexobj(primal(low)) or np.iscomplexobj(primal(lbar)):
+        # a = L L^H: L^-T phi conj(L)^-1, and the Hermitian part (the pairing Re(sum(u * t)) transposes)
+        s = np.linalg.solve(mT(low), mT(np.linalg.solve(np.conjugate(mT(low)), mT(phi))))
+        return triangle_adjoint(0.5 * (s + np.conjugate(mT(s))), lower)
     s = np.linalg.solve(mT(low), mT(np.linalg.solve(mT(low), mT(phi))))  # L^-T phi L^-1
     return triangle_adjoint(0.5 * (s + mT(s)), lower)
 
 
 def _cholesky_vjp(u, ans, a, upper=False):
-    if upper:
+    if upper:  # U = L^H: for complex values, conjugate-linear in L
+        if np.iscomplexobj(primal(ans)):
+            return cholesky_adjoint(np.conjugate(mT(u)), np.conjugate(mT(ans)), False)
         return cholesky_adjoint(mT(u), mT(ans), False)
     return cholesky_adjoint(u, ans, True)
 
