@@ -102,16 +102,20 @@ OPERATORS = (
 )
 LINEAR = (
     np.sum, np.mean, np.cumsum, np.dot, np.matmul, np.outer, np.reshape, np.transpose, np.ravel,
-    np.concatenate, np.stack, np.hstack, np.vstack, np.dstack, np.column_stack, np.array, np.flip, np.roll, np.squeeze, np.expand_dims, np.swapaxes, np.tile, np.repeat,
+    np.concatenate, np.stack, np.hstack, np.vstack, np.dstack, np.column_stack, np.array, np.flip, np.roll,
+    np.squeeze, np.expand_dims, np.swapaxes, np.tile, np.repeat,
     np.diff, np.trace, np.diag, np.einsum, np.tensordot, np.prod, np.cumprod, np.where, np.sort, TRAPEZOID,
-    np.linalg.inv, np.linalg.solve, np.linalg.det, np.linalg.slogdet, np.linalg.eigh, np.linalg.eigvalsh, np.linalg.cholesky, np.vdot, np.linalg.norm,
+    np.linalg.inv, np.linalg.solve, np.linalg.det, np.vdot, np.linalg.norm,
     np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
     np.fft.rfft2, np.fft.rfftn, np.fft.irfft2, np.fft.irfftn, np.fft.hfft, np.fft.ihfft,
 )
-# checked later (all but var and std by the rules derived from forward mode or written for real values, which
-# hold as they are; var and std take the conjugate of the deviation)
+# Checked later. Most by the rules derived from forward mode or written for real values, which hold as
+# they are; var, std, vecdot, vecmat, convolve, correlate, the matrix norms and the decompositions
+# below have forms of their own for complex values.
+DECOMPOSITIONS = (np.linalg.slogdet, np.linalg.eigh, np.linalg.eigvalsh, np.linalg.cholesky)
 SHAPES = (
-    np.ndarray.astype, np.shape, np.ndim, np.size, np.iscomplexobj, np.isrealobj, np.isscalar, np.result_type, np.pad, _padded, np.append, _appended, np.linalg.tensorsolve, np.linalg.tensorinv,
+    np.ndarray.astype, np.shape, np.ndim, np.size, np.iscomplexobj, np.isrealobj, np.isscalar, np.result_type,
+    np.pad, _padded, np.append, _appended, np.linalg.tensorsolve, np.linalg.tensorinv,
     np.moveaxis, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.broadcast_to, np.take, np.take_along_axis,
     np.split, np.array_split, np.hsplit, np.vsplit, np.rot90, np.fliplr, np.flipud, np.triu, np.tril, np.diagonal,
     np.copy, np.asarray, np.asanyarray, np.full_like, np.zeros_like, np.ones_like, np.ufunc.accumulate,
@@ -126,6 +130,6 @@ CMATH = (cmath.exp, cmath.log, cmath.log10, cmath.sqrt, cmath.sin, cmath.cos, cm
          cmath.polar, cmath.rect)
 # NumPy 2's array-API functions, through NumPy's code (``array_api``): those whose inner functions are all checked
 ARRAY_API = tuple(f for f in array_api.FUNCTIONS if f.__name__ != "svdvals")
-CHECKED = ELEMENTWISE + OPERATORS + LINEAR + SHAPES + PRODUCTS + STATISTICS + CMATH + ARRAY_API
+CHECKED = ELEMENTWISE + OPERATORS + LINEAR + DECOMPOSITIONS + SHAPES + PRODUCTS + STATISTICS + CMATH + ARRAY_API
 
 complex_checked(*CHECKED)

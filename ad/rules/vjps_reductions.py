@@ -594,7 +594,7 @@ def _gufunc_x(subs, j, conjugates_first):
     their first operand, so (pairing ``Re(sum(u * t))``) its cotangent is ``conj`` of the plain
     product's, and the second operand's is taken with ``conj(a)``."""
     def vjp(u, ans, a, b, **kwargs):
-        if conjugates_first and (np.iscomplexobj(primal(a)) or np.iscomplexobj(primal(b)) or np.iscomplexobj(primal(u))):
+        if conjugates_first and any(np.iscomplexobj(primal(v)) for v in (a, b, u)):
             if j == 0:
                 return as_arg(np.conjugate(einsum_cotangent(subs, [a, b], 0, u)), a)
             return as_arg(einsum_cotangent(subs, [np.conjugate(a), b], 1, u), b)
