@@ -121,6 +121,10 @@ LINEAR = {
     + np.linalg.eigh(z[:, 1:], UPLO="U")[0].sum(),  # (its eigenvalues: the eigenvectors' pullback refuses)
     np.linalg.cholesky: lambda z: np.linalg.cholesky(z.T @ np.conj(z) + np.diag([1.0, 2.0, 3.0]))
     + np.linalg.cholesky(z.T @ np.conj(z) + np.eye(3), upper=True) + np.linalg.cholesky(z[:, :2] + 3 * np.eye(2)).sum(),
+    np.linalg.pinv: lambda z: np.linalg.pinv(z) + np.linalg.pinv(np.outer(z[0, :2], z[1])),  # (rank 1: every term)
+    np.linalg.lstsq: lambda z: np.linalg.lstsq(z.T, z[0] * z[1] + 1, rcond=None)[0]
+    + np.linalg.lstsq(z.T, z[0] + 1, rcond=None)[1].sum() + np.linalg.lstsq(z.T, z[1], rcond=None)[3].sum(),
+    np.linalg.matrix_rank: lambda z: z * np.linalg.matrix_rank(z),
     np.linalg.eigvalsh: lambda z: np.linalg.eigvalsh(z[:, :2]) + np.linalg.eigvalsh(np.stack([z[:, 1:], z[:, :2]]), "U"),
     np.linalg.slogdet: lambda z: np.linalg.slogdet(z[:, :2])[1] + np.linalg.slogdet(z[:, :2] @ z[:, 1:].T)[0],
     np.vdot: lambda z: np.vdot(z, z * z + 1) + np.vdot(z * z, np.real(z)),
@@ -368,8 +372,8 @@ def test_what_reverse_mode_refuses_is_named():
     np.testing.assert_allclose(ad.gradient(eigenvectors, x), ad.gradient(eigenvectors, x, backend=F), rtol=1e-10)
     gcd = lambda y: np.sum(np.gcd(np.arange(4), 2) * np.sinc(y * (1 + 2j)).real)  # noqa: E731  (sinc: checked)
     np.testing.assert_allclose(ad.gradient(gcd, x, backend=R), ad.gradient(gcd, x, backend=F), rtol=1e-12)
-    norm = lambda y: np.sum(np.abs(np.linalg.pinv(np.outer(y, y[:2]) * (1 + 2j))))  # noqa: E731  (pinv: not checked)
-    with pytest.raises(ComplexValuesError, match="pinv"):
+    norm = lambda y: np.sum(np.linalg.svd(np.outer(y, y[:2]) * (1 + 2j), compute_uv=False))  # noqa: E731  (svd: not checked)
+    with pytest.raises(ComplexValuesError, match="svd"):
         ad.gradient(norm, x, backend=R)
     hfft = lambda y: np.sum(np.fft.hfft(y * 1j))  # noqa: E731  (refused before it had a checked rule)
     np.testing.assert_allclose(ad.gradient(hfft, x, backend=R), ad.gradient(hfft, x, backend=F), rtol=1e-12)

@@ -111,8 +111,9 @@ LINEAR = (
 )
 # Checked later. Most by the rules derived from forward mode or written for real values, which hold as
 # they are; var, std, vecdot, vecmat, convolve, correlate, the matrix norms and the decompositions
-# below have forms of their own for complex values.
-DECOMPOSITIONS = (np.linalg.slogdet, np.linalg.eigh, np.linalg.eigvalsh, np.linalg.cholesky)
+# below (pinv's terms in dA^H, lstsq's residuals) have forms of their own for complex values.
+DECOMPOSITIONS = (np.linalg.slogdet, np.linalg.eigh, np.linalg.eigvalsh, np.linalg.cholesky, np.linalg.pinv,
+                  np.linalg.lstsq, np.linalg.matrix_rank)
 SHAPES = (
     np.ndarray.astype, np.shape, np.ndim, np.size, np.iscomplexobj, np.isrealobj, np.isscalar, np.result_type,
     np.pad, _padded, np.append, _appended, np.linalg.tensorsolve, np.linalg.tensorinv,

@@ -8,7 +8,8 @@ Conventions are the forward rules' (``linalg.py``), transposed:
   ``UPLO='U'``): the cotangent lives on that triangle, the other one gets zero.
 * ``eigh``'s eigenvectors assume distinct eigenvalues (a tie gives inf/nan), their signs fixed
   as NumPy returns them. ``slogdet``'s sign of a real matrix, ``lstsq``'s rank: no derivative.
-* ``pinv``: the rank held fixed. ``lstsq``: one matrix of full rank (NoRuleError otherwise).
+* ``pinv``: the rank held fixed (for complex values, the terms in ``dA^H`` are conjugated). ``lstsq``:
+  one matrix of full rank (NoRuleError otherwise).
 
 Functions returning tuples (``slogdet``, ``eigh``, ``lstsq``, ``svd``, ``qr``) are primitives
 (``tuple_rule``) giving each output its own node, whose pullback reaches the inputs; arguments
@@ -231,10 +232,14 @@ def pinv_adjoint(a, p, pbar):
     rows, cols = _shape(a)[-2:]
     rank = np.linalg.matrix_rank(primal(a))
     out = -(mT(p) @ pbar @ mT(p))
+    # the other terms hold dA^H: for complex values their cotangents are conjugated (pairing Re(sum(u * t)))
+    complex_ = np.iscomplexobj(primal(p)) or np.iscomplexobj(primal(pbar))
+    h = (lambda m: np.conjugate(mT(m))) if complex_ else mT
+    conj = np.conjugate if complex_ else (lambda m: m)
     if not bool(np.all(rank == rows)):
-        out = out + (np.eye(rows) - a @ p) @ mT(pbar) @ (p @ mT(p))
+        out = out + conj((np.eye(rows) - a @ p) @ mT(pbar) @ (p @ h(p)))
     if not bool(np.all(rank == cols)):
-        out = out + (mT(p) @ p) @ mT(pbar) @ (np.eye(cols) - p @ a)
+        out = out + conj((h(p) @ p) @ mT(pbar) @ (np.eye(cols) - p @ a))
     return out
 
 
@@ -258,6 +263,8 @@ def _lstsq_residuals(i):
         vector = np.ndim(primal(b)) == 1
         xm, bm = (res[0][:, None], b[:, None]) if vector else (res[0], b)
         r = 2 * (bm - a @ xm) * u  # the cotangent of b - a x (x's change does not count: a^T r = 0)
+        if np.iscomplexobj(primal(r)):  # |r|^2 moves by 2 Re(conj(r) dr)
+            r = np.conjugate(r)
         return (r[:, 0] if vector else r) if i == 1 else -(r @ mT(xm))
 
     return vjp
@@ -265,7 +272,8 @@ def _lstsq_residuals(i):
 
 def _lstsq_s(u, res, a, b, *args, **kwargs):
     uu, _, vh = np.linalg.svd(a, full_matrices=False)
-    return (uu * u) @ vh
+    g = (uu * u) @ vh
+    return np.conjugate(g) if np.iscomplexobj(primal(g)) else g  # (conj(u_i v_i^H) for complex values)
 
 
 def _lstsq_plan(a, b, *args, **kwargs):
