@@ -125,6 +125,9 @@ LINEAR = {
     np.linalg.lstsq: lambda z: np.linalg.lstsq(z.T, z[0] * z[1] + 1, rcond=None)[0]
     + np.linalg.lstsq(z.T, z[0] + 1, rcond=None)[1].sum() + np.linalg.lstsq(z.T, z[1], rcond=None)[3].sum(),
     np.linalg.matrix_rank: lambda z: z * np.linalg.matrix_rank(z),
+    np.linalg.svd: lambda z: np.linalg.svd(z, compute_uv=False) + np.linalg.svd(z.T)[1]
+    + np.linalg.svd(z.T @ np.conj(z) + np.eye(3), hermitian=True, compute_uv=False)[:2],  # (singular values)
+    np.linalg.svdvals: lambda z: np.linalg.svdvals(np.stack([z, 2 * z])),
     np.linalg.eigvalsh: lambda z: np.linalg.eigvalsh(z[:, :2]) + np.linalg.eigvalsh(np.stack([z[:, 1:], z[:, :2]]), "U"),
     np.linalg.slogdet: lambda z: np.linalg.slogdet(z[:, :2])[1] + np.linalg.slogdet(z[:, :2] @ z[:, 1:].T)[0],
     np.vdot: lambda z: np.vdot(z, z * z + 1) + np.vdot(z * z, np.real(z)),
@@ -372,8 +375,8 @@ def test_what_reverse_mode_refuses_is_named():
     np.testing.assert_allclose(ad.gradient(eigenvectors, x), ad.gradient(eigenvectors, x, backend=F), rtol=1e-10)
     gcd = lambda y: np.sum(np.gcd(np.arange(4), 2) * np.sinc(y * (1 + 2j)).real)  # noqa: E731  (sinc: checked)
     np.testing.assert_allclose(ad.gradient(gcd, x, backend=R), ad.gradient(gcd, x, backend=F), rtol=1e-12)
-    norm = lambda y: np.sum(np.linalg.svd(np.outer(y, y[:2]) * (1 + 2j), compute_uv=False))  # noqa: E731  (svd: not checked)
-    with pytest.raises(ComplexValuesError, match="svd"):
+    norm = lambda y: np.sum(np.abs(np.linalg.qr(np.outer(y, y[:2]) * (1 + 2j) + np.eye(4, 2))[1]))  # noqa: E731  (qr: not checked)
+    with pytest.raises(ComplexValuesError, match="qr"):
         ad.gradient(norm, x, backend=R)
     hfft = lambda y: np.sum(np.fft.hfft(y * 1j))  # noqa: E731  (refused before it had a checked rule)
     np.testing.assert_allclose(ad.gradient(hfft, x, backend=R), ad.gradient(hfft, x, backend=F), rtol=1e-12)
@@ -389,3 +392,11 @@ def test_forward_mode_power_of_a_negative_real_base_with_a_complex_exponent():
     got = ad.jvp(lambda t: np.real(base ** (1j * t)), np.full(3, 0.7), np.ones(3))[1]
     np.testing.assert_allclose(got, expected, rtol=1e-12)
     assert ad.derivative(lambda t: ((-0.5) ** (t * 1j)).real, 0.7) == pytest.approx(expected[0], rel=1e-12)
+
+
+def test_singular_vectors_of_a_complex_matrix_are_refused_by_name():
+    x = np.linspace(0.2, 1.1, 6)
+    f = lambda y: np.sum(np.abs(np.linalg.svd(y.reshape(2, 3) * (1 + 1j))[0]))  # noqa: E731
+    with pytest.raises(ComplexValuesError, match="numpy.linalg.svd: the singular vectors"):
+        ad.gradient(f, x, backend=R)
+    np.testing.assert_allclose(ad.gradient(f, x), ad.gradient(f, x, backend=F), rtol=1e-10)  # (the default: forward)

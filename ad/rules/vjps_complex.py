@@ -113,7 +113,7 @@ LINEAR = (
 # they are; var, std, vecdot, vecmat, convolve, correlate, the matrix norms and the decompositions
 # below (pinv's terms in dA^H, lstsq's residuals) have forms of their own for complex values.
 DECOMPOSITIONS = (np.linalg.slogdet, np.linalg.eigh, np.linalg.eigvalsh, np.linalg.cholesky, np.linalg.pinv,
-                  np.linalg.lstsq, np.linalg.matrix_rank)
+                  np.linalg.lstsq, np.linalg.matrix_rank, np.linalg.svd, np.linalg.svdvals)
 SHAPES = (
     np.ndarray.astype, np.shape, np.ndim, np.size, np.iscomplexobj, np.isrealobj, np.isscalar, np.result_type,
     np.pad, _padded, np.append, _appended, np.linalg.tensorsolve, np.linalg.tensorinv,
@@ -130,7 +130,7 @@ CMATH = (cmath.exp, cmath.log, cmath.log10, cmath.sqrt, cmath.sin, cmath.cos, cm
          cmath.atan, cmath.sinh, cmath.cosh, cmath.tanh, cmath.asinh, cmath.acosh, cmath.atanh, cmath.phase,
          cmath.polar, cmath.rect)
 # NumPy 2's array-API functions, through NumPy's code (``array_api``): those whose inner functions are all checked
-ARRAY_API = tuple(f for f in array_api.FUNCTIONS if f.__name__ != "svdvals")
+ARRAY_API = tuple(f for f in array_api.FUNCTIONS if f is not getattr(np.linalg, "svdvals", None))  # (in DECOMPOSITIONS)
 CHECKED = ELEMENTWISE + OPERATORS + LINEAR + DECOMPOSITIONS + SHAPES + PRODUCTS + STATISTICS + CMATH + ARRAY_API
 
 complex_checked(*CHECKED)

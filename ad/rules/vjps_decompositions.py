@@ -19,6 +19,7 @@ from context.tagging.values import primal
 
 from ..engine.forward import NOT_DIFFERENTIABLE, NoRuleError
 from ..engine.reverse import defvjp
+from ..engine.traced import ComplexValuesError
 from .vjps_linalg import _as_matrix, mT, right_solve, triangle_adjoint, tuple_rule
 
 
@@ -42,7 +43,16 @@ def _gaps(s):
 
 def _s_cotangent(sbar, u, vh):
     k = _shape(sbar)[-1]
-    return (u[..., :, :k] * sbar[..., None, :]) @ vh[..., :k, :]
+    g = (u[..., :, :k] * sbar[..., None, :]) @ vh[..., :k, :]
+    # a singular value moves by Re(u_i^H da v_i): for complex values the cotangent is conj(u_i v_i^H)
+    return np.conjugate(g) if np.iscomplexobj(primal(g)) else g
+
+
+def _complex_singular_vectors(u, res, a, *args, **kwargs):
+    raise ComplexValuesError(
+        "numpy.linalg.svd: the singular vectors of a complex matrix (each pair has a free phase) have no "
+        "reverse-mode rule; use its singular values only (compute_uv=False, np.linalg.svdvals), or ad.ForwardMode()"
+    )
 
 
 def _u_cotangent(ubar, u, s, vh):
@@ -101,6 +111,9 @@ def _svd_plan(a, *args, **kwargs):
     _, compute_uv, _ = _svd_options(args, kwargs)
     if not compute_uv:
         return (_svdvals_vjp,)
+    if np.iscomplexobj(primal(a)):
+        return [(_complex_singular_vectors,), (_svd_part(lambda sbar, u, s, vh: _s_cotangent(sbar, u, vh)),),
+                (_complex_singular_vectors,)]
     return [(_svd_part(_u_cotangent),),
             (_svd_part(lambda sbar, u, s, vh: _s_cotangent(sbar, u, vh)),),
             (_svd_part(_vh_cotangent),)]
