@@ -18,7 +18,7 @@ import pytest
 import ad
 from ad.engine.reverse import COMPLEX_CHECKED, complex_checked, defvjp
 from ad.engine.traced import ComplexValuesError
-from ad.rules import array_api, layout, vjps_complex
+from ad.rules import array_api, indexing, layout, vjps_complex
 
 R, F = ad.ReverseMode(), ad.ForwardMode()
 SHAPE = (2, 3)
@@ -150,12 +150,22 @@ def test_linear(fn):
     agree(LINEAR[fn], 1)
 
 
+def _added_at(z):
+    b = np.zeros(4, dtype=complex)
+    np.add.at(b, [0, 1, 1], z[0, :3])
+    np.subtract.at(b, [3, 3], z[1, :2] * z[0, :2])
+    return b * z[1, 0]
+
+
 MORE = {  # shapes, products, statistics and cmath (scalars taken from the array)
     np.ndarray.astype: lambda z: z.astype(np.complex128) * 2 + z.astype(np.complex64).astype(complex),
     np.iscomplexobj: lambda z: z * np.iscomplexobj(z),
     np.isrealobj: lambda z: z * (1 + np.isrealobj(z)),
     np.isscalar: lambda z: z * (1 + np.isscalar(z)),
     np.result_type: lambda z: z.astype(np.result_type(z, 1.0)),
+    np.ufunc.at: lambda z: _added_at(z),
+    indexing.scattered_sum:
+    lambda z: indexing.scattered_sum((4,), np.complex128, (np.array([0, 1, 1]),), z[0, :3]),
     np.shape: lambda z: z * np.shape(z)[0],
     np.ndim: lambda z: z * np.ndim(z),
     np.size: lambda z: z * np.size(z),

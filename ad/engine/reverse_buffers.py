@@ -39,7 +39,7 @@ from context.tagging.values import live, primal
 
 from . import buffers
 from .forward import NoRuleError
-from .traced import Node, TracedArray, make_traced
+from .traced import COMPLEX_NODES, Node, TracedArray, make_traced
 from ..rules.buffer_pullbacks import Overwritten, Read, Unwritten, Written
 from ..rules.pullbacks import _FromVjp
 from ..rules.sparse_cotangents import basic, getitem_vjp
@@ -133,7 +133,7 @@ def lift(a: ndarray) -> Any:
         return a
     t = max(live_tags, key=lambda t: t.serial)
     parent, _ = _read_parent(root, a, entries[t])
-    return TracedArray(a, t, Node((parent,)))
+    return make_traced(a, t, Node((parent,)))
 
 
 def read(a: ndarray, key: Any) -> Any:
@@ -201,8 +201,8 @@ def fresh(x: TracedArray) -> TracedArray:
         return x
     parent, mask = _read_parent(root, memory, entry, pos)
     if mask is None or mask.all():
-        return TracedArray(p, x.tag, Node((parent,)))
-    return TracedArray(p, x.tag, Node((parent, (x.meta, Unwritten(mask)))))
+        return make_traced(p, x.tag, Node((parent,)))
+    return make_traced(p, x.tag, Node((parent, (x.meta, Unwritten(mask)))))
 
 
 def _new_axis_first(key):
@@ -325,7 +325,7 @@ def assign(target: Any, key: Any, value: Any) -> None:
         parents.append((previous, Overwritten(pos)))
     if written is not None:
         written[pos] = True
-    _set(root, t, Node(tuple(parents)), written)
+    _set(root, t, _version(root, parents), written)
 
 
 def _clear(a, key, entries):
@@ -337,7 +337,16 @@ def _clear(a, key, entries):
         pos = _key_positions(root, a, key) if pos is None else pos
         if written is not None:
             written[pos] = True
-        _set(root, t, Node(((node, Overwritten(pos)),)), written)
+        _set(root, t, _version(root, ((node, Overwritten(pos)),)), written)
+
+
+def _version(root, parents):
+    """A new version node of buffer ``root``: complex memory's keeps the imaginary parts of its cotangents."""
+    node = Node(tuple(parents))
+    if root.dtype.kind == "c":
+        node.real = False
+        COMPLEX_NODES[0] += 1
+    return node
 
 
 def result(out: Any, ctx: Any) -> Any:
@@ -350,7 +359,7 @@ def result(out: Any, ctx: Any) -> Any:
     if kind is ndarray:
         root = root_of(out)
         entry = _entry(root, t)
-        return out if entry is None else TracedArray(out, t, Node((_read_parent(root, out, entry)[0],)))
+        return out if entry is None else make_traced(out, t, Node((_read_parent(root, out, entry)[0],)))
     if kind is TracedArray and out.tag is t:
         return fresh(out)
     return out

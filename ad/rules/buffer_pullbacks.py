@@ -36,7 +36,7 @@ class Read:
     def __call__(self, u):
         if self.mask is not None:
             u = np.where(self.mask, u, 0.0)
-        g = np.zeros(self.size)
+        g = np.zeros(self.size, dtype=complex if np.iscomplexobj(u) else float)
         if self.start is not None:
             g[self.start:self.start + self.positions.size] = np.reshape(u, (-1,))
         elif self.overlapping:  # a window view sees some memory twice: its cotangents add up

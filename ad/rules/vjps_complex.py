@@ -35,6 +35,7 @@ from ..engine.forward import ZERO
 from ..engine.reverse import ReverseCtx, complex_checked, defvjp, vjp_primitive
 from .pullbacks import from_vjp
 from . import array_api
+from .indexing import scattered_sum
 from .layout import _appended, _padded
 from .special import conjugate_sign, dabs, sign_cotangent
 from .ufuncs import SIGN_IS_DIRECTION
@@ -116,7 +117,7 @@ DECOMPOSITIONS = (np.linalg.slogdet, np.linalg.eigh, np.linalg.eigvalsh, np.lina
                   np.linalg.lstsq, np.linalg.matrix_rank, np.linalg.svd, np.linalg.svdvals)
 SHAPES = (
     np.ndarray.astype, np.shape, np.ndim, np.size, np.iscomplexobj, np.isrealobj, np.isscalar, np.result_type,
-    np.pad, _padded, np.append, _appended, np.linalg.tensorsolve, np.linalg.tensorinv,
+    np.pad, _padded, np.append, _appended, np.linalg.tensorsolve, np.linalg.tensorinv, np.ufunc.at, scattered_sum,
     np.moveaxis, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.broadcast_to, np.take, np.take_along_axis,
     np.split, np.array_split, np.hsplit, np.vsplit, np.rot90, np.fliplr, np.flipud, np.triu, np.tril, np.diagonal,
     np.copy, np.asarray, np.asanyarray, np.full_like, np.zeros_like, np.ones_like, np.ufunc.accumulate,
