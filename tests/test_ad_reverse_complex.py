@@ -128,6 +128,7 @@ LINEAR = {
     np.linalg.svd: lambda z: np.linalg.svd(z, compute_uv=False) + np.linalg.svd(z.T)[1]
     + np.linalg.svd(z.T @ np.conj(z) + np.eye(3), hermitian=True, compute_uv=False)[:2],  # (singular values)
     np.linalg.svdvals: lambda z: np.linalg.svdvals(np.stack([z, 2 * z])),
+    np.linalg.eigvals: lambda z: np.linalg.eigvals(z[:, :2]) + np.linalg.eigvals(np.stack([z[:, 1:], np.real(z[:, :2])])),
     np.linalg.eigvalsh: lambda z: np.linalg.eigvalsh(z[:, :2]) + np.linalg.eigvalsh(np.stack([z[:, 1:], z[:, :2]]), "U"),
     np.linalg.slogdet: lambda z: np.linalg.slogdet(z[:, :2])[1] + np.linalg.slogdet(z[:, :2] @ z[:, 1:].T)[0],
     np.vdot: lambda z: np.vdot(z, z * z + 1) + np.vdot(z * z, np.real(z)),
@@ -410,3 +411,13 @@ def test_singular_vectors_of_a_complex_matrix_are_refused_by_name():
     with pytest.raises(ComplexValuesError, match="numpy.linalg.svd: the singular vectors"):
         ad.gradient(f, x, backend=R)
     np.testing.assert_allclose(ad.gradient(f, x), ad.gradient(f, x, backend=F), rtol=1e-10)  # (the default: forward)
+
+
+def test_eigenvalues_of_a_real_matrix_in_reverse_mode():
+    """``eigvals`` is holomorphic (distinct eigenvalues): the cotangent is V^-T diag(u) V^T, also for a
+    real matrix with complex eigenvalues."""
+    x = np.array([0.4, 1.3, -0.8, 0.2])
+    f = lambda y: np.sum(np.abs(np.linalg.eigvals(np.reshape(y, (2, 2)) + np.array([[0.0, 1.0], [-2.0, 0.0]]))) ** 3)  # noqa: E731
+    np.testing.assert_allclose(ad.gradient(f, x, backend=R), ad.gradient(f, x, backend=F), rtol=1e-10)
+    np.testing.assert_allclose(ad.gradient(f, x, backend=R), ad.gradient(f, x, backend=ad.FiniteDifferences()),
+                               rtol=1e-6, atol=1e-8)

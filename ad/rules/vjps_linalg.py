@@ -219,8 +219,20 @@ def _eigvalsh_vjp(u, ans, a, *args, **kwargs):
     return _eigvals_cotangent(u, w, v, lower)
 
 
+def _eigvals_vjp(u, ans, a):
+    """``eigvals`` is holomorphic where the eigenvalues are distinct: ``dw = diag(V^-1 da V)``, so the
+    cotangent of ``a`` is ``V^-T diag(u) V^T`` (``u`` put in ``eig``'s order, as forward mode matches them)."""
+    w, v = np.linalg.eig(a)
+    n = _shape(w)[-1]
+    nearest = np.argmin(np.abs(np.asarray(primal(ans))[..., :, None] - np.asarray(primal(w))[..., None, :]), axis=-1)
+    pick = (nearest[..., :, None] == np.arange(n)).astype(float)
+    uw = (mT(pick) @ u[..., :, None])[..., 0]
+    return np.linalg.solve(mT(v), uw[..., :, None] * mT(v))
+
+
 tuple_rule(np.linalg.eigh, _eigh_plan)
 defvjp(np.linalg.eigvalsh, _eigvalsh_vjp, ND)
+defvjp(np.linalg.eigvals, _eigvals_vjp)
 
 
 # ------------------------------------------------------------------ pinv, lstsq
