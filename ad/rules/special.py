@@ -31,21 +31,25 @@ def sign(x):
     return (x > 0) - (x < 0)
 
 
+def nonzero_magnitude(x):
+    """``(zero, safe)``: where ``|x|`` is 0, and ``|x|`` with those elements 1 (a divisor that never
+    divides by zero; results there are replaced by 0)."""
+    magnitude = np.abs(x)
+    zero = primal(magnitude) == 0
+    return zero, np.where(zero, 1.0, magnitude)
+
+
 def dsign(g, x):
     """The tangent of ``sign(x) = x / |x|`` along ``g`` for complex ``x`` (NumPy 2's ``np.sign``):
     ``g / |x| - x Re(conj(x) g) / |x|^3``, 0 at 0. (For real ``x``, ``sign`` is piecewise constant.)"""
-    magnitude = np.abs(x)
-    zero = primal(magnitude) == 0
-    safe = np.where(zero, 1.0, magnitude)
+    zero, safe = nonzero_magnitude(x)
     return np.where(zero, 0.0, g / safe - x * (np.real(np.conjugate(x) * g) / safe ** 3))
 
 
 def sign_cotangent(u, x):
     """The cotangent of complex ``x`` for ``u`` of ``sign(x)`` (pairing ``Re(sum(u * t))`` with
     ``dsign``'s tangent): ``u / |x| - Re(u x) conj(x) / |x|^3``, 0 at 0."""
-    magnitude = np.abs(x)
-    zero = primal(magnitude) == 0
-    safe = np.where(zero, 1.0, magnitude)
+    zero, safe = nonzero_magnitude(x)
     return np.where(zero, 0.0, u / safe - np.conjugate(x) * (np.real(u * x) / safe ** 3))
 
 
@@ -60,9 +64,8 @@ def dabs(g, x):
     if isinstance(p, np.ndarray):
         if not np.iscomplexobj(p):
             return np.sign(x) * g
-        magnitude = np.abs(x)
-        zero = primal(magnitude) == 0
-        return np.where(zero, 0.0, np.real(np.conj(x) * g) / np.where(zero, 1.0, magnitude))
+        zero, safe = nonzero_magnitude(x)
+        return np.where(zero, 0.0, np.real(np.conj(x) * g) / safe)
     if isinstance(p, (complex, np.complexfloating)):
         magnitude = abs(x)
         if primal(magnitude) == 0:
@@ -74,9 +77,8 @@ def dabs(g, x):
 def conjugate_sign(x):
     """``conj(x) / |x|`` for complex ``x``, 0 at 0: the cotangent ``|x|`` sends back per unit of its
     own (reverse mode's pairing ``Re(u t)``; see ``vjps_complex``)."""
-    magnitude = np.abs(x)
-    zero = primal(magnitude) == 0
-    return np.where(zero, 0.0, np.conjugate(x) / np.where(zero, 1.0, magnitude))
+    zero, safe = nonzero_magnitude(x)
+    return np.where(zero, 0.0, np.conjugate(x) / safe)
 
 
 def floor(x):

@@ -32,9 +32,15 @@ def _shape(x):
     return np.shape(primal(x))
 
 
+def zeros_for(shape, like=None):
+    """Zeros of ``shape`` that a cotangent ``like`` can be added into: complex when it is complex (see
+    vjps_complex)."""
+    return np.zeros(shape, dtype=complex if like is not None and np.iscomplexobj(primal(like)) else float)
+
+
 def _zeros(x, like=None):
-    """Zeros shaped like ``x``: complex when the cotangent ``like`` is complex (see vjps_complex)."""
-    return np.zeros(_shape(x), dtype=complex if like is not None and np.iscomplexobj(primal(like)) else float)
+    """Zeros shaped like ``x`` (see ``zeros_for``)."""
+    return zeros_for(_shape(x), like)
 
 
 # ------------------------------------------------------------------ indexing

@@ -27,16 +27,15 @@ import operator
 
 import numpy as np
 
-from context.tagging.values import primal
-
 from context.tagging import native_primitive
+from context.tagging.values import primal
 
 from ..engine.forward import ZERO
 from ..engine.reverse import ReverseCtx, complex_checked, defvjp, vjp_primitive
-from .pullbacks import from_vjp
 from . import array_api
 from .indexing import scattered_sum
 from .layout import _appended, _padded
+from .pullbacks import from_vjp
 from .special import conjugate_sign, dabs, sign_cotangent
 from .ufuncs import SIGN_IS_DIRECTION
 from .vjps_shapes import as_arg

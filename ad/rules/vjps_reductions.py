@@ -547,17 +547,18 @@ defvjp_named(np.kron, {"a": _kron_x(0), "b": _kron_x(1)})
 defvjp_named(np.cross, {"a": _cross_x(0), "b": _cross_x(1)})
 
 
-def _products_by_position(fn, rules, keywords=()):
+def _products_by_position(fn, rules, keywords=(), axis_last=False):
     """``fn(a, b)`` with positional-only operands: lists holding values being differentiated made arrays;
-    keyword arguments other than ``keywords`` refused when a value being differentiated is given."""
+    keyword arguments other than ``keywords`` refused when a value being differentiated is given.
+    ``axis_last``: ``fn``'s ``axis=k`` (vecdot's) is taken by moving each operand's axis ``k`` last."""
     recorded = vjp_primitive(fn, tuple(from_vjp(r) for r in rules) + (ND,))
 
     @ReverseCtx.primitive(fn)
     @native_primitive
     def primitive(ctx, *args, **kwargs):
         args = tuple(arrayed(ctx, v) for v in args)
-        if "axis" in kwargs and fn is getattr(np, "vecdot", None) and len(args) == 2:
-            kwargs = dict(kwargs)  # vecdot(a, b, axis=k): the axis of each operand moved last
+        if axis_last and "axis" in kwargs:
+            kwargs = dict(kwargs)
             axis = kwargs.pop("axis")
             args = tuple(dispatch(np.moveaxis, (v, axis, -1)) for v in args)
         if kwargs.keys() - set(keywords) and _mine(ctx, args):
@@ -607,4 +608,4 @@ for _name, _subs in _GUFUNCS.items():
     if hasattr(np, _name):
         _conjugates = _name in ("vecdot", "vecmat")
         _products_by_position(getattr(np, _name), (_gufunc_x(_subs, 0, _conjugates), _gufunc_x(_subs, 1, _conjugates)),
-                              ("dtype", "casting", "order"))
+                              ("dtype", "casting", "order"), axis_last=_name == "vecdot")

@@ -33,7 +33,7 @@ from ..engine.reverse import split as traced_args
 from .layout import _appended, _arrayed, _padded, _pairs
 from .pullbacks import _number, unbroadcast
 from .shapes import _at_least, _column
-from .vjps import _parts
+from .vjps import _parts, zeros_for
 
 ND = NOT_DIFFERENTIABLE
 
@@ -52,14 +52,9 @@ def _axis_key(ax, key):
     return (slice(None),) * ax + (key,)
 
 
-def _zeros_for(shape, u):
-    """Zeros of ``shape`` that cotangent ``u`` can be added into: complex for a complex ``u``."""
-    return np.zeros(shape, dtype=complex if np.iscomplexobj(primal(u)) else float)
-
-
 def _scattered(u, shape, ax, idx):
     """Zeros of ``shape`` with ``u`` added at index array ``idx`` along axis ``ax`` (repeats accumulate)."""
-    z = _zeros_for(shape, u)
+    z = zeros_for(shape, u)
     np.add.at(z, _axis_key(ax, idx), u)
     return z
 
@@ -144,7 +139,7 @@ def _take_along_axis_vjp(u, ans, arr, indices, axis=-1):
         np.asarray(indices) if d == ax else np.reshape(np.arange(shape[d]), (1,) * d + (-1,) + (1,) * (nd - d - 1))
         for d in range(nd)
     )
-    z = _zeros_for(shape, u)
+    z = zeros_for(shape, u)
     np.add.at(z, key, u)
     return as_arg(z, arr)
 
@@ -198,7 +193,7 @@ def _padded_vjp(u, ans, array, pad_width, mode="constant", **kwargs):
     if mode in ("constant", "empty"):
         return as_arg(u[tuple(slice(b, b + n) for (b, _), n in zip(_pairs(pad_width, len(shape)), shape))], array)
     source = np.pad(np.reshape(np.arange(int(np.prod(shape))), shape), pad_width, mode)  # each element's origin
-    z = _zeros_for(int(np.prod(shape)), u)
+    z = zeros_for(int(np.prod(shape)), u)
     np.add.at(z, source, u)
     return as_arg(z, array)
 

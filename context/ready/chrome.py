@@ -46,7 +46,6 @@ import os
 import stat
 import sys
 import threading
-
 import warnings
 import weakref
 from collections import deque

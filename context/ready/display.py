@@ -212,7 +212,9 @@ def _long_repr(value):
 
 def format_arguments(args, kwargs, limit=80):
     """``a, b, k=v`` for a call's arguments, each value cut to ``limit`` characters."""
-    if limit is not None and limit >= _QUICK_REPR:  # short ASCII strings and small ints as they are (most arguments)
+    # short ASCII strings and small ints as they are (most arguments): the test _container_repr makes of
+    # its items, written in line here (a function call per argument would cost what it saves)
+    if limit is not None and limit >= _QUICK_REPR:
         shown = [repr(a) if (type(a) is str and len(a) <= _SHORT and a.isascii()) or (type(a) is int and -_BIG < a < _BIG)
                  else _argument_repr(a, limit) for a in args]
     else:
