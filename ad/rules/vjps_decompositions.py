@@ -8,7 +8,8 @@ nonzero where ``m != n`` or the vectors are wanted; signs of vectors fixed as Nu
 ``svd(hermitian=True)`` reads the lower triangle. ``qr`` needs the leading ``min(m, n)`` columns
 independent; ``mode='raw'`` raises NoRuleError. ``cond``: ``p`` None, 2, -2 through the extreme
 singular values (distinct); the other ``p`` through ``norm(x) norm(inv(x))`` (ties of the 1- and
-inf-norms: the first column or row, as argmax). Real values only (reverse mode's rule).
+inf-norms: the first column or row, as argmax). ``qr`` holds for complex values too
+(``vjps_complex``); the others are real-only (reverse mode's rule).
 """
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
@@ -142,36 +143,53 @@ def singular_value_norm_cotangent(u, x, ord):
 
 
 def _qr_square_part(q, r, qbar, rbar):
-    """The cotangent of ``a = q r`` (``q`` m x n orthonormal columns, ``r`` n x n upper, invertible)."""
+    """The cotangent of ``a = q r`` (``q`` m x n orthonormal columns, ``r`` n x n upper, invertible).
+
+    With the pairing ``Re(sum(u * t))``, complex factors change three things from the real
+    rule: ``conj(q)`` where ``q`` multiplies the result, ``w^H`` for ``w^T`` where the
+    antihermitian ``q^H dq`` is built from its strict lower triangle, and the imaginary part
+    of its diagonal, which the forward rule sets so that R's diagonal stays real.
+    """
     k = _shape(r)[-1]
+    cplx = np.iscomplexobj(primal(q))
     low = np.tri(k, k=-1)
+    omega = 0  # the cotangent of q^H dq
     cbar, rest = 0, 0
     if qbar is not None:
         b = mT(q) @ qbar
-        cbar = (b - mT(b)) * low - b
-        rest = qbar
+        omega, cbar, rest = b, -b, qbar
     if rbar is not None:
         c = rbar @ mT(r)
-        cbar = cbar + c - (c - mT(c)) * low
-    return right_solve(rest + q @ cbar, mT(r))
+        omega, cbar = omega - c, cbar + c
+    cbar = cbar + (omega - (_mH(omega) if cplx else mT(omega))) * low
+    if cplx:
+        cbar = cbar + 1j * np.imag(omega) * np.eye(k)
+    return right_solve(rest + (np.conj(q) if cplx else q) @ cbar, mT(r))
+
+
+def _mH(x):
+    return np.conj(mT(x))
 
 
 def qr_cotangent(a, q, r, qbar, rbar):
     """The cotangent of ``a`` for the cotangents ``qbar`` and ``rbar`` (None for none) of its QR
-    factors (reduced or complete ``q``)."""
+    factors (reduced or complete ``q``), real or complex."""
     m, n = _shape(a)[-2:]
-    if m < n:  # a = q [r1 r2]: r2 = q^T a2
+    cplx = np.iscomplexobj(primal(q))
+    conj = np.conj if cplx else (lambda x: x)
+    if m < n:  # a = q [r1 r2]: r2 = q^H a2
         rbar1, rbar2 = (None, None) if rbar is None else (rbar[..., :m], rbar[..., m:])
         if rbar2 is not None:
-            extra = a[..., m:] @ mT(rbar2)
+            extra = conj(a[..., m:] @ mT(rbar2))  # (dq^H a2 is conjugate-linear in dq)
             qbar = extra if qbar is None else qbar + extra
         g1 = _qr_square_part(q, r[..., :m], qbar, rbar1)
-        g2 = np.zeros(_shape(a)[:-2] + (m, n - m)) if rbar2 is None else q @ rbar2
+        g2 = np.zeros(_shape(a)[:-2] + (m, n - m)) if rbar2 is None else conj(q) @ rbar2
         return np.concatenate([g1, np.broadcast_to(g2, _shape(g1)[:-1] + (n - m,))], axis=-1)
     q1, r1 = q[..., :, :n], r[..., :n, :]
     g = _qr_square_part(q1, r1, None if qbar is None else qbar[..., :, :n], None if rbar is None else rbar[..., :n, :])
     if qbar is not None and _shape(q)[-1] > n:  # complete: the complement's columns
-        g = g - right_solve(q[..., :, n:] @ (mT(qbar[..., :, n:]) @ q1), mT(r1))
+        rest = _mH(qbar[..., :, n:]) @ conj(q1) if cplx else mT(qbar[..., :, n:]) @ q1
+        g = g - right_solve(conj(q[..., :, n:]) @ rest, mT(r1))
     return g
 
 
