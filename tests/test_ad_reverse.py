@@ -127,8 +127,8 @@ def test_results_that_do_not_depend_on_the_input_have_zero_gradients():
 def test_clear_errors_where_reverse_mode_has_no_rule():
     with pytest.raises(ad.NoRuleError, match=r"numpy.linalg.eig has no reverse-mode rule"):
         ad.gradient(lambda x: np.sum(np.abs(np.linalg.eig(x.reshape(2, 2))[1])), np.array([2.0, 1.0, 0.0, 3.0]), backend=R)
-    with pytest.raises(TypeError, match="numpy.linalg.cond got or made a complex value"):
-        ad.gradient(lambda x: np.linalg.cond(np.diag(x * 1j + 1) + 0.5), np.ones(2), backend=R)
+    with pytest.raises(TypeError, match="numpy.median got or made a complex value"):
+        ad.gradient(lambda x: np.sum(np.median(np.diag(x * 1j + 1), axis=0)), np.ones(2), backend=R)
     hermitian = lambda x: np.sum(np.linalg.eigvalsh(np.diag(x * 1j + 1) + np.outer(x, x) * 1j))  # noqa: E731
     np.testing.assert_allclose(ad.gradient(hermitian, np.array([0.5, 2.0]), backend=R),
                                ad.gradient(hermitian, np.array([0.5, 2.0]), backend=ad.ForwardMode()), atol=1e-12)

@@ -33,6 +33,7 @@ from context.tagging.values import primal
 from ..engine.forward import ZERO
 from ..engine.reverse import ReverseCtx, complex_checked, defvjp, vjp_primitive
 from . import array_api
+from .arrays import _clipped
 from .indexing import scattered_sum
 from .layout import _appended, _padded
 from .pullbacks import from_vjp
@@ -114,18 +115,23 @@ LINEAR = (
 # below (pinv's terms in dA^H, lstsq's residuals) have forms of their own for complex values.
 DECOMPOSITIONS = (np.linalg.slogdet, np.linalg.eigh, np.linalg.eigvalsh, np.linalg.cholesky, np.linalg.pinv,
                   np.linalg.lstsq, np.linalg.matrix_rank, np.linalg.svd, np.linalg.svdvals, np.linalg.eigvals,
-                  np.linalg.qr)
+                  np.linalg.qr, np.linalg.cond)
 SHAPES = (
     np.ndarray.astype, np.shape, np.ndim, np.size, np.iscomplexobj, np.isrealobj, np.isscalar, np.result_type,
     np.pad, _padded, np.append, _appended, np.linalg.tensorsolve, np.linalg.tensorinv, np.ufunc.at, scattered_sum,
     np.moveaxis, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.broadcast_to, np.take, np.take_along_axis,
     np.split, np.array_split, np.hsplit, np.vsplit, np.rot90, np.fliplr, np.flipud, np.triu, np.tril, np.diagonal,
     np.copy, np.asarray, np.asanyarray, np.full_like, np.zeros_like, np.ones_like, np.ufunc.accumulate,
+    np.rollaxis, np.full, np.dsplit, np.broadcast_arrays, np.diagflat, np.fft.fftshift, np.fft.ifftshift,
+    np.ascontiguousarray, np.block, np.empty_like, np.partition, np.real_if_close, np.complex64, np.complex128,
+    np.clongdouble, np.nan_to_num, np.round, np.around, np.select, np.piecewise, np.polyder, np.ediff1d,
+    np.gradient, np.linspace, np.logspace, np.geomspace, np.interp,
 ) + tuple(f for f in (getattr(np, "permute_dims", None), getattr(np, "concat", None)) if f is not None)
 PRODUCTS = (np.kron, np.cross, np.inner, np.polyval, np.linalg.multi_dot, np.linalg.matrix_power, np.convolve,
             np.correlate) + tuple(
     getattr(np, f) for f in ("vecdot", "matvec", "vecmat") if hasattr(np, f))  # (vecdot, vecmat: conj of the first)
-STATISTICS = (np.average, np.nansum, np.nanmean, np.var, np.std) + tuple(
+STATISTICS = (np.average, np.nansum, np.nanmean, np.var, np.std, np.nanvar, np.nanstd, np.nanprod, np.nancumsum,
+              np.nancumprod, np.max, np.amax, np.min, np.amin, np.ptp, np.clip, _clipped) + tuple(
     f for f in (getattr(np.linalg, "matrix_norm", None), getattr(np.linalg, "vector_norm", None)) if f is not None)
 CMATH = (cmath.exp, cmath.log, cmath.log10, cmath.sqrt, cmath.sin, cmath.cos, cmath.tan, cmath.asin, cmath.acos,
          cmath.atan, cmath.sinh, cmath.cosh, cmath.tanh, cmath.asinh, cmath.acosh, cmath.atanh, cmath.phase,

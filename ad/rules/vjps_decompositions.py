@@ -8,8 +8,8 @@ nonzero where ``m != n`` or the vectors are wanted; signs of vectors fixed as Nu
 ``svd(hermitian=True)`` reads the lower triangle. ``qr`` needs the leading ``min(m, n)`` columns
 independent; ``mode='raw'`` raises NoRuleError. ``cond``: ``p`` None, 2, -2 through the extreme
 singular values (distinct); the other ``p`` through ``norm(x) norm(inv(x))`` (ties of the 1- and
-inf-norms: the first column or row, as argmax). ``qr`` holds for complex values too
-(``vjps_complex``); the others are real-only (reverse mode's rule).
+inf-norms: the first column or row, as argmax). ``qr`` and ``cond`` hold for complex
+values too (``vjps_complex``); the others are real-only (reverse mode's rule).
 """
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
@@ -21,6 +21,7 @@ from context.tagging.values import primal
 from ..engine.forward import NOT_DIFFERENTIABLE, NoRuleError
 from ..engine.reverse import defvjp
 from ..engine.traced import ComplexValuesError
+from .special import conjugate_sign
 from .vjps_linalg import _as_matrix, mT, right_solve, triangle_adjoint, tuple_rule
 
 
@@ -224,17 +225,19 @@ tuple_rule(np.linalg.qr, _qr_plan)
 
 
 def _norm_cotangent(x, p):
-    """The cotangent of ``norm(x, p)`` (``'fro'``, ``'nuc'``, 1, -1, inf, -inf; per matrix) for 1."""
+    """The cotangent of ``norm(x, p)`` (``'fro'``, ``'nuc'``, 1, -1, inf, -inf; per matrix) for 1:
+    the conjugate of the real formula's for complex ``x`` (a real norm pairs with ``Re(u * dx)``)."""
+    cplx = np.iscomplexobj(primal(x))
     if p == "fro":
-        return x / _as_matrix(np.linalg.norm(x, "fro", axis=(-2, -1)), _shape(x)[:-2])
+        return (np.conj(x) if cplx else x) / _as_matrix(np.linalg.norm(x, "fro", axis=(-2, -1)), _shape(x)[:-2])
     if p == "nuc":
         uu, _, vh = np.linalg.svd(x, full_matrices=False)
-        return uu @ vh
+        return np.conj(uu @ vh) if cplx else uu @ vh
     axis = -2 if p in (1, -1) else -1  # 1: the largest column sum; inf: the largest row sum
     sums = np.sum(np.abs(primal(x)), axis=axis)
     pick = np.argmax(sums, axis=-1) if p in (1, np.inf) else np.argmin(sums, axis=-1)
     mask = (np.arange(np.shape(sums)[-1]) == pick[..., None]).astype(float)
-    return np.sign(x) * np.expand_dims(mask, axis)
+    return (conjugate_sign(x) if cplx else np.sign(x)) * np.expand_dims(mask, axis)
 
 
 def _cond_vjp(u, ans, x, p=None):
@@ -242,14 +245,16 @@ def _cond_vjp(u, ans, x, p=None):
     if p is None or (not isinstance(p, str) and p in (2, -2)):
         uu, s, vh = np.linalg.svd(x, full_matrices=False)
         hi, lo = s[..., 0], s[..., -1]
-        dhi = uu[..., :, :1] @ vh[..., :1, :]
+        dhi = uu[..., :, :1] @ vh[..., :1, :]  # (conj(u_i v_i^H) for complex x: a singular value is real)
         dlo = uu[..., :, -1:] @ vh[..., -1:, :]
+        if np.iscomplexobj(primal(x)):
+            dhi, dlo = np.conj(dhi), np.conj(dlo)
         if p == -2:
             hi, lo, dhi, dlo = lo, hi, dlo, dhi
         return _as_matrix(u / lo, lead_shape) * dhi - _as_matrix(u * hi / (lo * lo), lead_shape) * dlo
     if not (p in ("fro", "nuc") or p in (1, -1, np.inf, -np.inf)):
         raise NoRuleError("numpy.linalg.cond with p=%r has no reverse-mode rule" % (p,))
-    b = np.linalg.inv(x)
+    b = np.linalg.inv(x)  # (holomorphic: its adjoint needs no conjugate)
     nx, nb = np.linalg.norm(x, p, axis=(-2, -1)), np.linalg.norm(b, p, axis=(-2, -1))
     gx, gb = _norm_cotangent(x, p), _norm_cotangent(b, p)
     return _as_matrix(u * nb, lead_shape) * gx - _as_matrix(u * nx, lead_shape) * (mT(b) @ gb @ mT(b))

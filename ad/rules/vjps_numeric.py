@@ -28,6 +28,7 @@ from ..engine.forward import NOT_DIFFERENTIABLE, ZERO, NoRuleError
 from ..engine.reverse import Node, ReverseCtx, make_traced, split, vjp_primitive
 from .differences import _axes, _slope
 from .pullbacks import from_vjp, unbroadcast
+from .vjps import zeros_for
 from .vjps_shapes import _mine, as_arg
 
 _NoValue = np._NoValue
@@ -349,7 +350,7 @@ def _interp_x(u, ans, x, xp, fp, left=None, right=None, period=None):
 def _interp_fp(u, ans, x, xp, fp, left=None, right=None, period=None):
     lo, w_lo, hi, w_hi, _, _ = _interp_weights(x, xp, left, right, period)
     uf = np.ravel(u)
-    z = np.zeros(int(np.size(primal(fp))))
+    z = zeros_for(int(np.size(primal(fp))), uf)  # (complex fp: complex cotangents, the weights real)
     np.add.at(z, lo, uf * w_lo)
     np.add.at(z, hi, uf * w_hi)
     return as_arg(z, fp)

@@ -207,6 +207,8 @@ def _moment(root):
         xz = np.where(keep, a, 0.0)
         dev = np.where(keep, xz - np.sum(xz, axis=axes, keepdims=True) / np.maximum(count, 1), 0.0)
         us = _spread(u, a, axis, _given(keepdims, False)) / np.maximum(count - ddof, 0)
+        if np.iscomplexobj(primal(a)):  # |dev|^2: the conjugate of the deviation, as var's rule
+            dev = np.conj(dev)
         if not root:
             return 2.0 * dev * us
         kept = np.reshape(ans, _shape(count))
