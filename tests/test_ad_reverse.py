@@ -125,8 +125,8 @@ def test_results_that_do_not_depend_on_the_input_have_zero_gradients():
 
 
 def test_clear_errors_where_reverse_mode_has_no_rule():
-    with pytest.raises(ad.NoRuleError, match=r"numpy.linalg.eig has no reverse-mode rule"):
-        ad.gradient(lambda x: np.sum(np.abs(np.linalg.eig(x.reshape(2, 2))[1])), np.array([2.0, 1.0, 0.0, 3.0]), backend=R)
+    with pytest.raises(ad.NoRuleError, match=r"numpy.bincount has no reverse-mode rule"):
+        ad.gradient(lambda x: np.sum(np.bincount([0, 1, 1], weights=x)), np.array([2.0, 1.0, 0.0]), backend=R)
     with pytest.raises(TypeError, match="numpy.median got or made a complex value"):
         ad.gradient(lambda x: np.sum(np.median(np.diag(x * 1j + 1), axis=0)), np.ones(2), backend=R)
     hermitian = lambda x: np.sum(np.linalg.eigvalsh(np.diag(x * 1j + 1) + np.outer(x, x) * 1j))  # noqa: E731

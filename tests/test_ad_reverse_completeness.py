@@ -17,7 +17,6 @@ for _module in ("scipy.special", "scipy.linalg", "scipy.signal"):  # their rules
         pass
 
 HELPERS = "a helper called only inside forward rules"
-COMPLEX = "its values are complex, which reverse mode refuses"
 REFUSED = "refused in forward mode too"
 
 FORWARD_ONLY = {
@@ -26,9 +25,6 @@ FORWARD_ONLY = {
     "ad.rules.number_types._replaced_nonfinite": HELPERS,
     "ad.rules.reductions._weighted_average": HELPERS,
     "ad.rules.shapes._pieces": HELPERS,
-    "numpy.linalg.eig": COMPLEX,
-    "scipy.linalg._decomp.eig": COMPLEX,
-    "scipy.linalg._decomp.eigvals": COMPLEX,
     "scipy.linalg._basic.lstsq": REFUSED,
     "scipy.linalg._decomp.hessenberg": REFUSED,
     "scipy.linalg._decomp_cholesky.cho_solve_banded": REFUSED,

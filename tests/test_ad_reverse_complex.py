@@ -15,6 +15,8 @@ import operator
 import numpy as np
 import pytest
 
+import scipy.linalg as sl
+
 import ad
 from ad.engine.reverse import COMPLEX_CHECKED, complex_checked, defvjp
 from ad.engine.traced import ComplexValuesError
@@ -132,6 +134,7 @@ LINEAR = {
     np.linalg.eigvalsh: lambda z: np.linalg.eigvalsh(z[:, :2]) + np.linalg.eigvalsh(np.stack([z[:, 1:], z[:, :2]]), "U"),
     np.linalg.slogdet: lambda z: np.linalg.slogdet(z[:, :2])[1] + np.linalg.slogdet(z[:, :2] @ z[:, 1:].T)[0],
     np.linalg.qr: lambda z: np.concatenate([np.ravel(p) for p in (*np.linalg.qr(z.T), *np.linalg.qr(z))]),  # (tall, wide)
+    np.linalg.eig: lambda z: np.linalg.eig(z[:, :2])[1] * np.linalg.eig(z[:, 1:])[0],  # (more in test_eig_in_reverse_mode)
     np.vdot: lambda z: np.vdot(z, z * z + 1) + np.vdot(z * z, np.real(z)),
     np.rollaxis: lambda z: np.rollaxis(z[None], 2),
     np.full: lambda z: np.full((2, 2), z[0, 1]),
@@ -348,7 +351,7 @@ def test_the_other_real_ffts():
 def test_every_checked_function_is_tested_here():
     tested = set(map(id, UNARY + BINARY + list(LINEAR) + list(MORE) + [np.fft.rfft, np.fft.rfft2, np.fft.rfftn, np.fft.irfft2,
                                                          np.fft.irfftn, np.fft.hfft, np.fft.ihfft]))
-    assert set(COMPLEX_CHECKED) == tested
+    assert set(COMPLEX_CHECKED) == tested | set(map(id, SCIPY_CHECKED))  # (SciPy's: test_scipy_eig_in_reverse_mode)
     assert set(map(id, vjps_complex.CHECKED)) == tested
 
 
@@ -487,3 +490,36 @@ def test_qr_of_complex_matrices(case):
     agree(f, 1, shape=shape)
     agree(lambda x: f(x) * (1 + 2j), 0, 1, shape=shape)
 
+
+
+EIG_SHIFT = np.array([[0.0, 1.0, 0.0], [-2.0, 0.0, 0.5], [0.3, 0.0, 1.0]])  # complex eigenvalues
+EIG_CASES = {  # (function, complex inputs, real inputs) of 3 x 3 matrices
+    "complex matrix": (lambda z: np.concatenate([np.ravel(p) for p in np.linalg.eig(z)]), 1, 0),
+    "real matrix, real eigenvalues": (lambda x: np.linalg.eig(x + 3 * np.diag([0.0, 1.0, 2.0]))[1] * (1 + 2j), 0, 1),
+    "real matrix, complex eigenvalues": (lambda x: np.concatenate([np.ravel(p) for p in np.linalg.eig(0.2 * x + EIG_SHIFT)]),
+                                         0, 1),
+    "stack": (lambda z: np.linalg.eig(np.stack([z, z.T * 1j + np.eye(3)]))[1], 1, 0),
+    "scipy, complex matrix": (lambda z: np.concatenate([np.ravel(p) for p in sl.eig(z)]), 1, 0),
+    "scipy, real eigenvalues": (lambda x: np.concatenate([np.ravel(p) for p in sl.eig(x + 3 * np.diag([0.0, 1.0, 2.0]))]),
+                                0, 1),
+    "scipy, complex eigenvalues": (lambda x: np.concatenate([np.ravel(p) for p in sl.eig(0.2 * x + EIG_SHIFT)]), 0, 1),
+    "scipy, right=False": (lambda z: sl.eig(z, right=False), 1, 0),
+    "scipy eigvals": (lambda x: sl.eigvals(0.2 * x + EIG_SHIFT) + sl.eigvals(x + 3 * np.diag([0.0, 1.0, 2.0])), 0, 1),
+}
+SCIPY_CHECKED = (sl.eig, sl.eigvals)
+
+
+@pytest.mark.parametrize("case", list(EIG_CASES))
+def test_eig_in_reverse_mode(case):
+    """eig's eigenvectors, normalised as LAPACK does (unit length, largest-modulus component real): the
+    transpose of forward mode's tangent, step by step; for real and complex matrices, NumPy's and SciPy's."""
+    f, n_complex, n_real = EIG_CASES[case]
+    agree(f, n_complex, n_real, shape=(3, 3))
+
+
+def test_eigenvectors_in_reverse_mode_against_central_differences():
+    x = np.random.default_rng(2).uniform(-1, 1, 9)
+    u = np.random.default_rng(3).standard_normal((3, 3))
+    f = lambda y: np.sum(np.real(u * np.linalg.eig(0.2 * np.reshape(y, (3, 3)) + EIG_SHIFT)[1] ** 2))  # noqa: E731
+    np.testing.assert_allclose(ad.gradient(f, x, backend=R), ad.gradient(f, x, backend=ad.FiniteDifferences()),
+                               rtol=1e-6, atol=1e-8)

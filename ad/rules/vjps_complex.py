@@ -115,7 +115,7 @@ LINEAR = (
 # below (pinv's terms in dA^H, lstsq's residuals) have forms of their own for complex values.
 DECOMPOSITIONS = (np.linalg.slogdet, np.linalg.eigh, np.linalg.eigvalsh, np.linalg.cholesky, np.linalg.pinv,
                   np.linalg.lstsq, np.linalg.matrix_rank, np.linalg.svd, np.linalg.svdvals, np.linalg.eigvals,
-                  np.linalg.qr, np.linalg.cond)
+                  np.linalg.qr, np.linalg.cond, np.linalg.eig)
 SHAPES = (
     np.ndarray.astype, np.shape, np.ndim, np.size, np.iscomplexobj, np.isrealobj, np.isscalar, np.result_type,
     np.pad, _padded, np.append, _appended, np.linalg.tensorsolve, np.linalg.tensorinv, np.ufunc.at, scattered_sum,

@@ -231,6 +231,34 @@ def _eigvals_vjp(u, ans, a):
 
 
 tuple_rule(np.linalg.eigh, _eigh_plan)
+def _eig_values_vjp(u, res, a):
+    """``dw = diag(V^-1 dA V)``: the cotangent of ``a`` is ``V^-T diag(u) V^T``."""
+    v = res[1]
+    return np.linalg.solve(mT(v), u[..., :, None] * mT(v))
+
+
+def _eig_vectors_vjp(u, res, a):
+    """The transpose of forward mode's eigenvector tangent (``decompositions.eig_tangent``), step by
+    step from its last: the largest-modulus component kept real (complex vectors), unit length kept,
+    ``dV = V (F * M)`` with ``F = 1 / (w_j - w_i)`` off the diagonal and ``M = V^-1 dA V``."""
+    w, v = res
+    if np.iscomplexobj(primal(v)):
+        n = _shape(v)[-1]
+        k = np.argmax(np.abs(primal(v)), axis=-2)
+        pick = (np.arange(n)[:, None] == k[..., None, :]).astype(float)
+        vk = np.sum(v * pick, axis=-2, keepdims=True)
+        s = np.sum(u * v, axis=-2, keepdims=True)
+        u = u - pick * (1j * np.imag(s) / vk)
+    q = np.sum(u * v, axis=-2, keepdims=True)
+    u = u - (np.conjugate(v) if np.iscomplexobj(primal(v)) else v) * np.real(q)
+    eye = np.eye(_shape(w)[-1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = (1 - eye) / (w[..., None, :] - w[..., :, None] + eye)
+    mbar = f * (mT(v) @ u)
+    return np.linalg.solve(mT(v), mbar @ mT(v))
+
+
+tuple_rule(np.linalg.eig, lambda a: [(_eig_values_vjp,), (_eig_vectors_vjp,)])
 defvjp(np.linalg.eigvalsh, _eigvalsh_vjp, ND)
 defvjp(np.linalg.eigvals, _eigvals_vjp)
 

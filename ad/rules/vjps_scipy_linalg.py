@@ -1,6 +1,6 @@
 """Reverse-mode rules for ``scipy.linalg`` (loaded when it is imported): ``solve``,
 ``solve_triangular``, ``cholesky``, ``cho_factor``, ``cho_solve``, ``lu_factor``, ``lu_solve``, ``inv``,
-``det``, ``eigh`` (``eigvalsh`` through it), ``expm``, ``logm``, ``sqrtm``, ``solve_sylvester``,
+``det``, ``eigh`` (``eigvalsh`` through it), ``eig`` and ``eigvals`` (as NumPy's), ``expm``, ``logm``, ``sqrtm``, ``solve_sylvester``,
 ``solve_continuous_lyapunov`` and ``solve_discrete_lyapunov``.
 
 Conventions are the forward rules' (``scipy_linalg.py``), transposed:
@@ -28,13 +28,13 @@ from context.tagging import native_primitive
 from context.tagging.values import primal
 
 from ..engine.forward import NOT_DIFFERENTIABLE, NoRuleError
-from ..engine.reverse import ReverseCtx, defvjp, vjp_primitive
+from ..engine.reverse import ReverseCtx, complex_checked, defvjp, vjp_primitive
 from .pullbacks import from_vjp, unbroadcast
 from .scipy_linalg_common import _perm_matrix, _read
 from .scipy_linalg_functions import _by_blocks
 from .scipy_linalg_solvers import _trans
 from .vjps_linalg import (
-    _eigvals_cotangent, _eigvecs_cotangent, cholesky_adjoint, inv_transposed, mT, right_solve, triangle_adjoint,
+    _eig_values_vjp, _eig_vectors_vjp, _eigvals_cotangent, _eigvals_vjp, _eigvecs_cotangent, cholesky_adjoint, inv_transposed, mT, right_solve, triangle_adjoint,
     tuple_rule,
 )
 
@@ -295,6 +295,35 @@ def _sl_eigh_plan(a, b=None, **kwargs):
 
 
 tuple_rule(sl.eigh, _sl_eigh_plan, "scipy.linalg.eigh")
+
+
+_EIG_OPTIONS = ("b", "left", "right", "overwrite_a", "overwrite_b", "check_finite", "homogeneous_eigvals")
+
+
+def _sl_eig_plan(a, *args, **kwargs):
+    """``eig`` as ``numpy.linalg.eig`` (its eigenvalues complex even when real); ``right=False`` and
+    ``eigvals`` as ``numpy.linalg.eigvals`` (the eigenvalues matched to eig's order)."""
+    opts = _opts(_EIG_OPTIONS, args, kwargs)
+    if opts.get("b") is not None or opts.get("left", False) or opts.get("homogeneous_eigvals", False):
+        raise NoRuleError("scipy.linalg.eig with b, left=True or homogeneous_eigvals has no reverse-mode rule; "
+                          "use ad.ForwardMode()")
+    if not opts.get("right", True):
+        return (lambda u, ans, a, *args, **kwargs: _eigvals_vjp(u, ans, a),)
+    return [(lambda u, res, a, *args, **kwargs: _eig_values_vjp(u, res, a),),
+            (lambda u, res, a, *args, **kwargs: _eig_vectors_vjp(u, res, a),)]
+
+
+def _sl_eigvals_plan(a, *args, **kwargs):
+    opts = _opts(_EIG_OPTIONS[:1] + _EIG_OPTIONS[3:], args, kwargs)
+    if opts.get("b") is not None or opts.get("homogeneous_eigvals", False):
+        raise NoRuleError("scipy.linalg.eigvals with b or homogeneous_eigvals has no reverse-mode rule; "
+                          "use ad.ForwardMode()")
+    return (lambda u, ans, a, *args, **kwargs: _eigvals_vjp(u, ans, a),)
+
+
+tuple_rule(sl.eig, _sl_eig_plan, "scipy.linalg.eig")
+tuple_rule(sl.eigvals, _sl_eigvals_plan, "scipy.linalg.eigvals")
+complex_checked(sl.eig, sl.eigvals)  # their results are complex; tests/test_ad_reverse_complex.py checks them
 
 
 # ------------------------------------------------------------------ matrix functions
