@@ -120,7 +120,7 @@ LINEAR = {
     np.linalg.solve: lambda z: np.linalg.solve(z[:, :2], z[:, 2]),
     np.linalg.det: lambda z: np.linalg.det(z[:, :2]),
     np.linalg.eigh: lambda z: np.linalg.eigh(z.T @ np.conj(z) + np.diag([0.0, 1.0, 3.0]))[0] * 2
-    + np.linalg.eigh(z[:, 1:], UPLO="U")[0].sum(),  # (its eigenvalues: the eigenvectors' pullback refuses)
+    + np.linalg.eigh(z[:, 1:], UPLO="U")[0].sum(),  # (its eigenvectors: test_vectors_with_a_free_phase_in_reverse_mode)
     np.linalg.cholesky: lambda z: np.linalg.cholesky(z.T @ np.conj(z) + np.diag([1.0, 2.0, 3.0]))
     + np.linalg.cholesky(z.T @ np.conj(z) + np.eye(3), upper=True) + np.linalg.cholesky(z[:, :2] + 3 * np.eye(2)).sum(),
     np.linalg.pinv: lambda z: np.linalg.pinv(z) + np.linalg.pinv(np.outer(z[0, :2], z[1])),  # (rank 1: every term)
@@ -423,13 +423,6 @@ def test_what_reverse_mode_refuses_is_named():
     x = np.linspace(0.1, 0.9, 4)
     with pytest.raises(ComplexValuesError, match="returned a complex value"):  # (a complex input: its gradient
         ad.gradient(np.sum, x + 1j, backend=R)  # needs a real result, test_ad_complex_gradient.py)
-    def eigenvectors(y):  # a complex Hermitian matrix's eigenvalues are differentiated, its eigenvectors not
-        a = np.reshape(y * 1j + y, (2, 2)) + np.diag([0.0, 2.0])
-        return np.sum(np.abs(np.linalg.eigh(a + np.conj(a.T))[1]))
-
-    with pytest.raises(ComplexValuesError, match="numpy.linalg.eigh: the eigenvectors"):
-        ad.gradient(eigenvectors, x, backend=R)
-    np.testing.assert_allclose(ad.gradient(eigenvectors, x), ad.gradient(eigenvectors, x, backend=F), rtol=1e-10)
     gcd = lambda y: np.sum(np.gcd(np.arange(4), 2) * np.sinc(y * (1 + 2j)).real)  # noqa: E731  (sinc: checked)
     np.testing.assert_allclose(ad.gradient(gcd, x, backend=R), ad.gradient(gcd, x, backend=F), rtol=1e-12)
     norm = lambda y: np.sum(np.median(np.outer(y, y[:2]) * (1 + 2j), axis=0))  # noqa: E731  (median: not checked)
@@ -451,12 +444,59 @@ def test_forward_mode_power_of_a_negative_real_base_with_a_complex_exponent():
     assert ad.derivative(lambda t: ((-0.5) ** (t * 1j)).real, 0.7) == pytest.approx(expected[0], rel=1e-12)
 
 
-def test_singular_vectors_of_a_complex_matrix_are_refused_by_name():
-    x = np.linspace(0.2, 1.1, 6)
-    f = lambda y: np.sum(np.abs(np.linalg.svd(y.reshape(2, 3) * (1 + 1j))[0]))  # noqa: E731
-    with pytest.raises(ComplexValuesError, match="numpy.linalg.svd: the singular vectors"):
-        ad.gradient(f, x, backend=R)
-    np.testing.assert_allclose(ad.gradient(f, x), ad.gradient(f, x, backend=F), rtol=1e-10)  # (the default: forward)
+def _cat(*parts):
+    return np.concatenate([np.ravel(p) for p in parts])
+
+
+def _hermitian(z):
+    return z + np.conj(z.T) + np.diag([0.0, 2.0, 5.0])
+
+
+PHASE_CASES = {  # (function, shape of its complex input): vectors with a free phase, forward mode's gauge
+    "svd tall": (lambda z: _cat(*np.linalg.svd(z, full_matrices=False)), (4, 2)),
+    "svd wide": (lambda z: _cat(*np.linalg.svd(z, full_matrices=False)), (2, 4)),
+    "svd square": (lambda z: _cat(*np.linalg.svd(z)), (3, 3)),
+    "svd full, tall": (lambda z: _cat(*np.linalg.svd(z)), (4, 2)),
+    "svd full, wide": (lambda z: _cat(*np.linalg.svd(z)), (2, 4)),
+    "svd hermitian=True": (lambda z: _cat(*np.linalg.svd(z @ np.conj(z.T) + np.diag([1.0, 2.0, 4.0]), hermitian=True)),
+                           (3, 3)),
+    "svd stack": (lambda z: _cat(*np.linalg.svd(np.stack([z, z * 1j + 1]), full_matrices=False)), (3, 2)),
+    "eigh": (lambda z: _cat(*np.linalg.eigh(_hermitian(z))), (3, 3)),
+    "eigh of the upper triangle": (lambda z: _cat(*np.linalg.eigh(z + np.diag([0.0, 2.0, 5.0]), "U")), (3, 3)),
+    "eigh stack": (lambda z: np.linalg.eigh(np.stack([_hermitian(z), _hermitian(z * 1j)]))[1], (3, 3)),
+    "scipy eigh": (lambda z: _cat(*sl.eigh(_hermitian(z))), (3, 3)),
+    "scipy eigh, upper, values only": (lambda z: sl.eigh(z + np.diag([0.0, 2.0, 5.0]), lower=False, eigvals_only=True),
+                                       (3, 3)),
+}
+
+
+@pytest.mark.parametrize("case", list(PHASE_CASES))
+def test_vectors_with_a_free_phase_in_reverse_mode(case):
+    """Complex singular vectors and Hermitian eigenvectors: reverse mode transposes forward mode's
+    gauge (svd: V^H dV with zero diagonal, the phases' change in U; eigh: V^H dV with zero diagonal),
+    so the two modes agree on any function of them; a real matrix's complex cotangents too."""
+    f, shape = PHASE_CASES[case]
+    agree(f, 1, shape=shape)
+    if not case.startswith("scipy"):
+        agree(lambda x: f(x) * (1 + 2j), 0, 1, shape=shape)
+
+
+@pytest.mark.parametrize("vectors", ["svd", "eigh"])
+def test_functions_of_vectors_that_do_not_depend_on_their_phase_against_central_differences(vectors):
+    """What does not depend on the free phases (projectors u u^H, |u|) is NumPy's own derivative."""
+    rng = np.random.default_rng(4)
+    x, w = rng.uniform(-1, 1, 18), rng.standard_normal((3, 3))
+
+    def f(y):
+        z = np.reshape(y[:9] + 1j * y[9:], (3, 3))
+        if vectors == "svd":
+            u = np.linalg.svd(z + np.diag([1.0, 3.0, 6.0]))[0][:, :2]
+        else:
+            u = np.linalg.eigh(_hermitian(z))[1][:, 1:]
+        return np.sum(w * np.real(u @ np.conj(u.T))) + np.sum(np.abs(u) ** 3)
+
+    np.testing.assert_allclose(ad.gradient(f, x, backend=R), ad.gradient(f, x, backend=ad.FiniteDifferences()),
+                               rtol=1e-6, atol=1e-8)
 
 
 def test_eigenvalues_of_a_real_matrix_in_reverse_mode():
@@ -506,7 +546,7 @@ EIG_CASES = {  # (function, complex inputs, real inputs) of 3 x 3 matrices
     "scipy, right=False": (lambda z: sl.eig(z, right=False), 1, 0),
     "scipy eigvals": (lambda x: sl.eigvals(0.2 * x + EIG_SHIFT) + sl.eigvals(x + 3 * np.diag([0.0, 1.0, 2.0])), 0, 1),
 }
-SCIPY_CHECKED = (sl.eig, sl.eigvals)
+SCIPY_CHECKED = (sl.eig, sl.eigvals, sl.eigh)
 
 
 @pytest.mark.parametrize("case", list(EIG_CASES))

@@ -238,7 +238,6 @@ def test_masked_write_refusals():
 
 
 REFUSED = {
-    "complex type": (np.complex128, 0.3, "no complex values"),
     "integer dtype": (lambda x: np.asanyarray(x, dtype=int), M, "would truncate"),
     "nan_to_num in place": (lambda x: np.nan_to_num(x, copy=False), M, "copy=False"),
     "linspace retstep": (lambda x: np.linspace(x, 2.0, 3, retstep=True)[0], 0.4, "retstep"),
@@ -260,6 +259,11 @@ def test_clear_refusals(name):
     f, x, message = REFUSED[name]
     with pytest.raises(ad.NoRuleError, match=message):
         ad.gradient(lambda y: np.sum(f(y)), x, backend=R)
+
+
+def test_complex_scalar_types_of_real_values():
+    f = lambda x: np.real(np.complex128(x) * (1 + 2j)) + np.imag(np.complex64(x) * 1j) * 3  # noqa: E731
+    assert ad.gradient(f, 0.3, backend=R) == pytest.approx(4.0)
 
 
 def test_writes_of_constants_are_seen_by_the_tape():

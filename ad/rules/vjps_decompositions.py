@@ -3,7 +3,8 @@ too), and ``singular_value_norm_cotangent`` for the matrix norms ``'nuc'``, 2 an
 
 The transposes of the forward rules (``decompositions.py``), with their conventions: singular
 values distinct (the vectors' cotangents divide by ``s_j^2 - s_i^2``; a tie gives inf/nan) and
-nonzero where ``m != n`` or the vectors are wanted; signs of vectors fixed as NumPy returns them;
+nonzero where ``m != n`` or the vectors are wanted; signs of vectors fixed as NumPy returns them
+(complex vectors: forward mode's gauge, transposed);
 ``full_matrices=True`` with ``m != n``: the complement's basis is not rotated within itself.
 ``svd(hermitian=True)`` reads the lower triangle. ``qr`` needs the leading ``min(m, n)`` columns
 independent; ``mode='raw'`` raises NoRuleError. ``cond``: ``p`` None, 2, -2 through the extreme
@@ -20,7 +21,6 @@ from context.tagging.values import primal
 
 from ..engine.forward import NOT_DIFFERENTIABLE, NoRuleError
 from ..engine.reverse import defvjp
-from ..engine.traced import ComplexValuesError
 from .special import conjugate_sign
 from .vjps_linalg import _as_matrix, mT, right_solve, triangle_adjoint, tuple_rule
 
@@ -50,38 +50,56 @@ def _s_cotangent(sbar, u, vh):
     return np.conjugate(g) if np.iscomplexobj(primal(g)) else g
 
 
-def _complex_singular_vectors(u, res, a, *args, **kwargs):
-    raise ComplexValuesError(
-        "numpy.linalg.svd: the singular vectors of a complex matrix (each pair has a free phase) have no "
-        "reverse-mode rule; use its singular values only (compute_uv=False, np.linalg.svdvals), or ad.ForwardMode()"
-    )
+def _conjugated(adjoint):
+    """``adjoint`` (written for the pairing ``Re(sum(conj(u) * t))``, with conjugate transposes) for
+    reverse mode's ``Re(sum(u * t))``: conjugate the cotangent going in and the one coming out."""
+    def bilinear(ubar, u, s, vh):
+        if not np.iscomplexobj(primal(u)):
+            return adjoint(ubar, u, s, vh, mT)
+        return np.conjugate(adjoint(np.conjugate(ubar), u, s, vh, _mH))
+
+    return bilinear
 
 
-def _u_cotangent(ubar, u, s, vh):
+def _mH(x):
+    return np.conjugate(mT(x))
+
+
+def _u_adjoint(ubar, u, s, vh, h):
+    """The transpose of forward mode's ``dU`` (``h``: the conjugate transpose for complex values,
+    where the phases' change that forward mode puts in U adds ``1j Im(diag(U^H ubar)) / s``)."""
     m, k = _shape(u)[-2], _shape(s)[-1]
-    u1, v1t, row = u[..., :, :k], vh[..., :k, :], s[..., None, :]
+    u1, v1h, row = u[..., :, :k], vh[..., :k, :], s[..., None, :]
     ubar1 = ubar[..., :, :k]
-    b = _gaps(s) * (mT(u1) @ ubar1)
-    g = u1 @ ((b + mT(b)) * row) @ v1t
+    omega = h(u1) @ ubar1
+    b = _gaps(s) * omega
+    dbar = (b + h(b)) * row
+    if h is _mH:
+        dbar = dbar + np.eye(k) * (1j * np.imag(np.diagonal(omega, axis1=-2, axis2=-1)) / s)[..., None, :]
+    g = u1 @ dbar @ v1h
     if m > k:
-        g = g + ((ubar1 - u1 @ (mT(u1) @ ubar1)) / row) @ v1t
+        g = g + ((ubar1 - u1 @ (h(u1) @ ubar1)) / row) @ v1h
         if _shape(u)[-1] > k:  # full_matrices: the complement's columns
-            g = g - u[..., :, k:] @ ((mT(ubar[..., :, k:]) @ u1) / row) @ v1t
+            g = g - u[..., :, k:] @ ((h(ubar[..., :, k:]) @ u1) / row) @ v1h
     return g
 
 
-def _vh_cotangent(vhbar, u, s, vh):
+def _vh_adjoint(vhbar, u, s, vh, h):
+    """The transpose of forward mode's ``dVh`` (``h`` as for ``_u_adjoint``)."""
     n, k = _shape(vh)[-1], _shape(s)[-1]
-    u1, v1, col = u[..., :, :k], mT(vh[..., :k, :]), s[..., :, None]
-    vbar = mT(vhbar)
+    u1, v1, col = u[..., :, :k], h(vh[..., :k, :]), s[..., :, None]
+    vbar = h(vhbar)
     vbar1 = vbar[..., :, :k]
-    b = _gaps(s) * (mT(v1) @ vbar1)
-    g = u1 @ (col * (b + mT(b))) @ mT(v1)
+    b = _gaps(s) * (h(v1) @ vbar1)
+    g = u1 @ (col * (b + h(b))) @ h(v1)
     if n > k:
-        g = g + (u1 / s[..., None, :]) @ mT(vbar1 - v1 @ (mT(v1) @ vbar1))
+        g = g + (u1 / s[..., None, :]) @ h(vbar1 - v1 @ (h(v1) @ vbar1))
         if _shape(vh)[-2] > k:
-            g = g - (u1 / s[..., None, :]) @ (mT(v1) @ vbar[..., :, k:]) @ vh[..., k:, :]
+            g = g - (u1 / s[..., None, :]) @ (h(v1) @ vbar[..., :, k:]) @ vh[..., k:, :]
     return g
+
+
+_u_cotangent, _vh_cotangent = _conjugated(_u_adjoint), _conjugated(_vh_adjoint)
 
 
 def _svd_options(args, kwargs):
@@ -113,9 +131,6 @@ def _svd_plan(a, *args, **kwargs):
     _, compute_uv, _ = _svd_options(args, kwargs)
     if not compute_uv:
         return (_svdvals_vjp,)
-    if np.iscomplexobj(primal(a)):
-        return [(_complex_singular_vectors,), (_svd_part(lambda sbar, u, s, vh: _s_cotangent(sbar, u, vh)),),
-                (_complex_singular_vectors,)]
     return [(_svd_part(_u_cotangent),),
             (_svd_part(lambda sbar, u, s, vh: _s_cotangent(sbar, u, vh)),),
             (_svd_part(_vh_cotangent),)]
@@ -166,10 +181,6 @@ def _qr_square_part(q, r, qbar, rbar):
     if cplx:
         cbar = cbar + 1j * np.imag(omega) * np.eye(k)
     return right_solve(rest + (np.conj(q) if cplx else q) @ cbar, mT(r))
-
-
-def _mH(x):
-    return np.conj(mT(x))
 
 
 def qr_cotangent(a, q, r, qbar, rbar):

@@ -28,7 +28,6 @@ from context.tagging.values import primal
 from ..engine import reverse_writes
 from ..engine.forward import NOT_DIFFERENTIABLE, NoRuleError
 from ..engine.reverse import Node, ReverseCtx, _no_traced_keywords, defvjp, make_traced, split
-from ..engine.traced import ComplexValuesError
 from .pullbacks import _detached, from_vjp, unbroadcast
 from .vjps import _parts
 
@@ -193,22 +192,18 @@ def _eigvals_cotangent(u, w, v, lower):
     return triangle_adjoint((left * u[..., None, :]) @ mT(v), lower)
 
 
-def _complex_eigenvectors(u, res, a, *args, **kwargs):
-    raise ComplexValuesError(
-        "numpy.linalg.eigh: the eigenvectors of a complex Hermitian matrix (each has a free phase) have no "
-        "reverse-mode rule; use its eigenvalues only (np.linalg.eigvalsh), or ad.ForwardMode()"
-    )
-
-
 def _eigvecs_cotangent(u, w, v, lower):
+    """The transpose of forward mode's ``dV = V (F * V^H dA V)`` (``F = 1 / (w_j - w_i)`` off the
+    diagonal: a complex eigenvector's phase is left unchanged, as forward mode leaves it):
+    ``conj(V) (F * V^T u) V^T``, for the triangle read."""
     eye = np.eye(_shape(w)[-1])
     f = (1 - eye) / (w[..., None, :] - w[..., :, None] + eye)  # 1 / (w_j - w_i) off the diagonal
-    return triangle_adjoint(v @ (f * (mT(v) @ u)) @ mT(v), lower)
+    left = np.conjugate(v) if np.iscomplexobj(primal(v)) else v
+    return triangle_adjoint(left @ (f * (mT(v) @ u)) @ mT(v), lower)
 
 
 def _eigh_plan(a, *args, **kwargs):
-    vectors = _complex_eigenvectors if np.iscomplexobj(primal(a)) else (
-        lambda u, res, a, *args, **kwargs: _eigvecs_cotangent(u, res[0], res[1], _uplo(args, kwargs)))
+    vectors = lambda u, res, a, *args, **kwargs: _eigvecs_cotangent(u, res[0], res[1], _uplo(args, kwargs))  # noqa: E731
     return [(lambda u, res, a, *args, **kwargs: _eigvals_cotangent(u, res[0], res[1], _uplo(args, kwargs)),),
             (vectors,)]
 
