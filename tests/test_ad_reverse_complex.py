@@ -16,11 +16,13 @@ import numpy as np
 import pytest
 
 import scipy.linalg as sl
+import scipy.signal as ss
 
 import ad
 from ad.engine.reverse import COMPLEX_CHECKED, complex_checked, defvjp
 from ad.engine.traced import ComplexValuesError
-from ad.rules import array_api, arrays, indexing, layout, vjps_complex
+from ad.rules import array_api, arrays, indexing, layout, vjps_complex, vjps_scipy_linalg, vjps_scipy_linalg_more
+from ad.rules import vjps_scipy_signal
 
 R, F = ad.ReverseMode(), ad.ForwardMode()
 SHAPE = (2, 3)
@@ -546,7 +548,6 @@ EIG_CASES = {  # (function, complex inputs, real inputs) of 3 x 3 matrices
     "scipy, right=False": (lambda z: sl.eig(z, right=False), 1, 0),
     "scipy eigvals": (lambda x: sl.eigvals(0.2 * x + EIG_SHIFT) + sl.eigvals(x + 3 * np.diag([0.0, 1.0, 2.0])), 0, 1),
 }
-SCIPY_CHECKED = (sl.eig, sl.eigvals, sl.eigh)
 
 
 @pytest.mark.parametrize("case", list(EIG_CASES))
@@ -563,3 +564,73 @@ def test_eigenvectors_in_reverse_mode_against_central_differences():
     f = lambda y: np.sum(np.real(u * np.linalg.eig(0.2 * np.reshape(y, (3, 3)) + EIG_SHIFT)[1] ** 2))  # noqa: E731
     np.testing.assert_allclose(ad.gradient(f, x, backend=R), ad.gradient(f, x, backend=ad.FiniteDifferences()),
                                rtol=1e-6, atol=1e-8)
+
+
+I3 = np.eye(3)
+
+
+def _positive(z):
+    return z @ np.conj(z.T) + 2 * I3
+
+
+SCIPY_CASES = {  # scipy.linalg and scipy.signal on complex 3 x 3 matrices (eig and eigh: above)
+    sl.solve: lambda z: sl.solve(z + 2 * I3, z[0]) + sl.solve(_positive(z), z[1], assume_a="pos"),
+    sl.solve_triangular: lambda z: sl.solve_triangular(z + 2 * I3, z[0]) + sl.solve_triangular(z + 2 * I3, z[1], trans=2)
+    + sl.solve_triangular(z + 2 * I3, z[2], lower=True, trans=1),
+    sl.cholesky: lambda z: sl.cholesky(_positive(z)) + sl.cholesky(_positive(z), lower=True),
+    sl.cho_factor: lambda z: sl.cho_factor(_positive(z))[0] + sl.cho_factor(_positive(z), lower=True)[0],
+    sl.cho_solve: lambda z: sl.cho_solve(sl.cho_factor(_positive(z)), z[0])
+    + sl.cho_solve(sl.cho_factor(_positive(z), lower=True), z[1]),
+    vjps_scipy_linalg._cho_solve_flat: lambda z: vjps_scipy_linalg._cho_solve_flat(sl.cholesky(_positive(z)), False, z[0]),
+    sl.lu_factor: lambda z: sl.lu_factor(z + 2 * I3)[0],
+    sl.lu_solve: lambda z: sl.lu_solve(sl.lu_factor(z + 2 * I3), z[0]) + sl.lu_solve(sl.lu_factor(z + 2 * I3), z[1], trans=2)
+    + sl.lu_solve(sl.lu_factor(z + 2 * I3), z[2], trans=1),
+    vjps_scipy_linalg._lu_solve_flat: lambda z: vjps_scipy_linalg._lu_solve_flat(*sl.lu_factor(z + 2 * I3), z[0]),
+    sl.inv: lambda z: sl.inv(z + 2 * I3),
+    sl.det: lambda z: sl.det(z + 2 * I3),
+    sl.eigh: lambda z: sl.eigh(_hermitian(z), eigvals_only=True) + sl.eigvalsh(_hermitian(z * 1j)),
+    sl.eig: lambda z: sl.eig(z)[1],
+    sl.eigvals: lambda z: sl.eigvals(z),
+    sl.expm: lambda z: sl.expm(z * 0.5),
+    sl.logm: lambda z: sl.logm(0.3 * z + 2 * I3),
+    sl.sqrtm: lambda z: sl.sqrtm(0.3 * z + 2 * I3),
+    sl.solve_sylvester: lambda z: sl.solve_sylvester(z + 3 * I3, z.T + 2 * I3, z * z),
+    sl.solve_continuous_lyapunov: lambda z: sl.solve_continuous_lyapunov(z - 3 * I3, z * z),
+    sl.solve_discrete_lyapunov: lambda z: sl.solve_discrete_lyapunov(0.2 * z, z * z),
+    sl.svd: lambda z: _cat(*sl.svd(z + I3)) + 0 * sl.svd(z[:2], compute_uv=False).sum(),
+    sl.svdvals: lambda z: sl.svdvals(z),
+    sl.qr: lambda z: _cat(*sl.qr(z)),
+    sl.lu: lambda z: _cat(*sl.lu(z + 2 * I3)[1:]),
+    sl.pinv: lambda z: sl.pinv(z[:, :2]),
+    sl.pinvh: lambda z: sl.pinvh(_hermitian(z)),
+    sl.polar: lambda z: _cat(*sl.polar(z + 2 * I3)) + _cat(*sl.polar(z + 2 * I3, "left")),
+    sl.solve_banded: lambda z: sl.solve_banded((1, 1), z + np.array([[0], [3.0], [0]]), z[0]),
+    sl.solveh_banded: lambda z: sl.solveh_banded(np.stack([z[0] * 0.2, z[1] * 0.1 + 3.0]), z[2])
+    + sl.solveh_banded(np.stack([z[1] * 0.1 + 3.0, z[0] * 0.2]), z[2], lower=True),
+    sl.toeplitz: lambda z: sl.toeplitz(z[0], z[1]) + sl.toeplitz(z[2]),  # (a first row conj(c) when not given)
+    sl.circulant: lambda z: sl.circulant(z[0]),
+    sl.hankel: lambda z: sl.hankel(z[0], z[1]),
+    ss.convolve: lambda z: _cat(ss.convolve(z[0], z[1]), ss.convolve(z, np.real(z[:2, :2]), mode="same")),
+    ss.correlate: lambda z: ss.correlate(z[0], z[1]) + ss.correlate(np.real(z), z[:2, :2], mode="valid").sum(),
+    ss.fftconvolve: lambda z: ss.fftconvolve(z[0], z[1]),
+    ss.oaconvolve: lambda z: ss.oaconvolve(z[0], z[1]),
+    ss.convolve2d: lambda z: _cat(ss.convolve2d(z, z[:2, :2]), ss.convolve2d(z, z[:2, :2], boundary="wrap", mode="same")),
+    ss.correlate2d: lambda z: _cat(ss.correlate2d(z, z[:2, :2]), ss.correlate2d(z, z[1:, 1:], boundary="symm", mode="same")
+                                   + ss.correlate2d(z, z[:2, :2], mode="same", fillvalue=z[0, 0])),
+}
+SCIPY_CHECKED = vjps_scipy_linalg_more.COMPLEX + vjps_scipy_signal.COMPLEX
+
+
+@pytest.mark.parametrize("fn", list(SCIPY_CASES), ids=lambda fn: getattr(fn, "__name__", str(fn)))
+def test_scipy_on_complex_values(fn):
+    agree(SCIPY_CASES[fn], 1, shape=(3, 3))
+
+
+def test_every_checked_scipy_function_is_tested_here():
+    assert set(map(id, SCIPY_CHECKED)) == set(map(id, SCIPY_CASES))
+
+
+def test_complex_results_of_real_matrices_in_scipy():
+    """logm and sqrtm of a real matrix with negative eigenvalues are complex."""
+    agree(lambda x: sl.logm(0.2 * x - 2 * I3), 0, 1, shape=(3, 3))
+    agree(lambda x: sl.sqrtm(0.2 * x - 2 * I3), 0, 1, shape=(3, 3))

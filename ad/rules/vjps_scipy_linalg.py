@@ -15,7 +15,10 @@ Conventions are the forward rules' (``scipy_linalg.py``), transposed:
 * ``eigh``: one matrix (``b=None``), all eigenvalues, distinct for the eigenvectors.
 
 Raise NoRuleError: ``lu_factor`` of a non-square matrix, ``eigh`` with ``b`` or a subset, an
-unknown ``assume_a``. Complex results (``logm``/``sqrtm`` of some real matrices) are refused.
+unknown ``assume_a``. Complex values (and complex results, ``logm``/``sqrtm`` of some real matrices):
+the rules hold with the pairing ``Re(sum(u * t))`` (``vjps_scipy_linalg_more.COMPLEX`` lists them), where
+``trans=2`` is ``trans=1`` of the conjugate, Hermitian factors conjugate their mirror, and the Lyapunov
+equations' ``a^H`` makes them conjugate-linear in ``a`` there.
 The other factorisations, the banded solvers and the constructors are in ``vjps_scipy_linalg_more``.
 """
 
@@ -28,7 +31,7 @@ from context.tagging import native_primitive
 from context.tagging.values import primal
 
 from ..engine.forward import NOT_DIFFERENTIABLE, NoRuleError
-from ..engine.reverse import ReverseCtx, complex_checked, defvjp, vjp_primitive
+from ..engine.reverse import ReverseCtx, defvjp, vjp_primitive
 from .pullbacks import from_vjp, unbroadcast
 from .scipy_linalg_common import _perm_matrix, _read
 from .scipy_linalg_functions import _by_blocks
@@ -100,26 +103,30 @@ _TRIANGULAR = ("trans", "lower", "unit_diagonal", "overwrite_b", "check_finite")
 
 
 def _triangular_parts(u, ans, a, b, args, kwargs):
+    """``trans=2`` (``a^H``) of a complex ``a`` is ``trans=1`` of ``conj(a)``: the cotangent of ``a`` is
+    then conjugated (``conjugated``)."""
     opts = _opts(_TRIANGULAR, args, kwargs)
     t = _trans(opts.get("trans", 0))
+    conjugated = t == 2 and np.iscomplexobj(primal(a))
     lower, unit = opts.get("lower", False), opts.get("unit_diagonal", False)
     um, xm, vector = _columns(u, ans, b)
-    gb = sl.solve_triangular(a, um, trans=0 if t else 1, lower=lower, unit_diagonal=unit)
-    return gb, xm, vector, t, lower, unit
+    gb = sl.solve_triangular(np.conjugate(a) if conjugated else a, um, trans=0 if t else 1, lower=lower,
+                             unit_diagonal=unit)
+    return gb, xm, vector, t, lower, unit, conjugated
 
 
 def _triangular_a(u, ans, a, b, *args, **kwargs):
-    gb, xm, _, t, lower, unit = _triangular_parts(u, ans, a, b, args, kwargs)
+    gb, xm, _, t, lower, unit, conjugated = _triangular_parts(u, ans, a, b, args, kwargs)
     m = _shape(a)[-1]
     mask = np.tri(m) if lower else 1 - np.tri(m, k=-1)
     if unit:
         mask = mask - np.eye(m)
     g = -(xm @ mT(gb)) if t else -(gb @ mT(xm))
-    return unbroadcast(g * mask, a)
+    return unbroadcast((np.conjugate(g) if conjugated else g) * mask, a)
 
 
 def _triangular_b(u, ans, a, b, *args, **kwargs):
-    gb, _, vector, _, _, _ = _triangular_parts(u, ans, a, b, args, kwargs)
+    gb, _, vector = _triangular_parts(u, ans, a, b, args, kwargs)[:3]
     return _back(gb, vector, b)
 
 
@@ -137,7 +144,11 @@ def _factor_cotangent(u, c, low):
     """The cotangent of the matrix factored for the cotangent ``u`` of its factor ``c`` (one triangle)."""
     m = _shape(c)[-1]
     mask = np.tri(m) if low else 1 - np.tri(m, k=-1)
-    return cholesky_adjoint(u * mask if low else mT(u * mask), c * mask if low else mT(c * mask), low)
+    if low:
+        return cholesky_adjoint(u * mask, c * mask, True)
+    # the upper factor is L^H: for complex values, conjugate-linear in L
+    h = (lambda x: np.conjugate(mT(x))) if np.iscomplexobj(primal(c)) else mT
+    return cholesky_adjoint(h(u * mask), h(c * mask), False)
 
 
 def _cholesky_vjp(u, ans, a, *args, **kwargs):
@@ -160,18 +171,24 @@ tuple_rule(sl.cho_factor, lambda a, *args, **kwargs: [(_cho_factor_c,), None], "
 
 
 def _cho_parts(u, ans, c, lower, b):
+    """``a^-T u`` (``a`` Hermitian: ``conj(a^-1 conj(u))``), the solution, and whether ``b`` is a vector."""
     um, xm, vector = _columns(u, ans, b)
+    if np.iscomplexobj(primal(c)):
+        return np.conjugate(sl.cho_solve((c, lower), np.conjugate(um))), xm, vector
     return sl.cho_solve((c, lower), um), xm, vector
 
 
 def _cho_c(u, ans, c, lower, b, *args, **kwargs):
     gb, xm, _ = _cho_parts(u, ans, c, lower, b)
     g = -(gb @ mT(xm))
-    g = g + mT(g)
     low = _lower_flag(lower)
     m = _shape(c)[-1]
     mask = np.tri(m) if low else 1 - np.tri(m, k=-1)
     f = c * mask
+    if np.iscomplexobj(primal(c)) or np.iscomplexobj(primal(g)):  # a = f f^H (lower) or f^H f
+        g, f = g + np.conjugate(mT(g)), np.conjugate(f)
+    else:
+        g = g + mT(g)
     return unbroadcast((g @ f if low else f @ g) * mask, c)  # a = f f^T (lower) or f^T f
 
 
@@ -224,14 +241,19 @@ tuple_rule(sl.lu_factor, _lu_factor_plan, "scipy.linalg.lu_factor")
 
 
 def _lu_parts(u, ans, lu, piv, b, args, kwargs):
+    """As ``_triangular_parts``: ``trans=2`` of complex factors is ``trans=1`` of ``conj(a)``."""
     t = _trans(_opts(("trans",), args, kwargs).get("trans", 0))
     um, xm, vector = _columns(u, ans, b)
+    if t == 2 and np.iscomplexobj(primal(lu)):  # conj(a)^-1 u = conj(a^-1 conj(u))
+        return np.conjugate(sl.lu_solve((lu, piv), np.conjugate(um), trans=0)), xm, vector, t
     return sl.lu_solve((lu, piv), um, trans=0 if t else 1), xm, vector, t
 
 
 def _lu_lu(u, ans, lu, piv, b, *args, **kwargs):
     gb, xm, _, t = _lu_parts(u, ans, lu, piv, b, args, kwargs)
     g = -(xm @ mT(gb)) if t else -(gb @ mT(xm))  # the cotangent of a = p^T l u
+    if t == 2 and np.iscomplexobj(primal(lu)):
+        g = np.conjugate(g)
     low, up, strict = _lu_unpacked(lu)
     pg = _perm_matrix(piv, _shape(lu)[-1]) @ g
     return unbroadcast(strict * (pg @ mT(up)) + (1 - strict) * (mT(low) @ pg), lu)
@@ -323,7 +345,7 @@ def _sl_eigvals_plan(a, *args, **kwargs):
 
 tuple_rule(sl.eig, _sl_eig_plan, "scipy.linalg.eig")
 tuple_rule(sl.eigvals, _sl_eigvals_plan, "scipy.linalg.eigvals")
-complex_checked(sl.eig, sl.eigvals)  # their results are complex; tests/test_ad_reverse_complex.py checks them
+
 
 
 # ------------------------------------------------------------------ matrix functions
@@ -357,8 +379,9 @@ defvjp(sl.solve_sylvester,
 
 
 def _continuous_a(u, x, a, q):
-    z = sl.solve_continuous_lyapunov(mT(a), u)  # a x + x a^T = q
-    return unbroadcast(-(z @ mT(x) + mT(z) @ x), a)
+    z = sl.solve_continuous_lyapunov(mT(a), u)  # a x + x a^H = q (the transposed equation has a^T)
+    second = mT(z) @ x  # (from x da^H: conjugate-linear in a)
+    return unbroadcast(-(z @ mT(x) + (np.conjugate(second) if np.iscomplexobj(primal(a)) else second)), a)
 
 
 defvjp(sl.solve_continuous_lyapunov, _continuous_a,
@@ -366,7 +389,9 @@ defvjp(sl.solve_continuous_lyapunov, _continuous_a,
 
 
 def _discrete_a(u, x, a, q, *args, **kwargs):
-    z = sl.solve_discrete_lyapunov(mT(a), u, *args, **kwargs)  # a x a^T - x + q = 0
+    z = sl.solve_discrete_lyapunov(mT(a), u, *args, **kwargs)  # a x a^H - x + q = 0
+    if np.iscomplexobj(primal(a)):  # da x a^H + a x da^H: the second conjugate-linear in a
+        return unbroadcast(z @ np.conjugate(a) @ mT(x) + np.conjugate(mT(z) @ a @ x), a)
     return unbroadcast(z @ a @ mT(x) + mT(z) @ a @ x, a)
 
 

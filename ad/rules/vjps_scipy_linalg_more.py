@@ -22,9 +22,10 @@ from context.tagging import Tagged, dispatch, native_primitive
 from context.tagging.values import primal
 
 from ..engine.forward import NoRuleError
-from ..engine.reverse import ReverseCtx
-from .scipy_linalg_common import _perm_matrix
+from ..engine.reverse import ReverseCtx, complex_checked
+from . import vjps_scipy_linalg as _vsl
 from .vjps_decompositions import _s_cotangent, _u_cotangent, _vh_cotangent, qr_cotangent
+from .vjps import zeros_for
 from .vjps_linalg import mT, pinv_adjoint, right_solve, triangle_adjoint, tuple_rule
 from .vjps_numeric import defvjp_named
 from .vjps_scipy_linalg import _opts, _shape
@@ -176,10 +177,16 @@ def _polar(ctx, a, side="right"):
         raise ValueError("`side` must be either 'right' or 'left'")
     w, s, vh = _call(np.linalg.svd, a, full_matrices=False)
     u = _call(np.matmul, w, vh)
-    if side == "right":  # p = v diag(s) v^T
-        p = _call(np.matmul, _call(np.swapaxes, vh, -1, -2) * _call(np.expand_dims, s, -2), vh)
-    else:  # p = w diag(s) w^T
-        p = _call(np.matmul, w * _call(np.expand_dims, s, -2), _call(np.swapaxes, w, -1, -2))
+    cplx = np.iscomplexobj(primal(a))
+
+    def h(x):  # the conjugate transpose
+        xt = _call(np.swapaxes, x, -1, -2)
+        return _call(np.conjugate, xt) if cplx else xt
+
+    if side == "right":  # p = v diag(s) v^H
+        p = _call(np.matmul, h(vh) * _call(np.expand_dims, s, -2), vh)
+    else:  # p = w diag(s) w^H
+        p = _call(np.matmul, w * _call(np.expand_dims, s, -2), h(w))
     return u, p
 
 
@@ -216,6 +223,11 @@ def _solveh_banded(ctx, ab, b, *args, **kwargs):
     # one triangle from the band (the lower form keeps a[i, j] at ab[i - j, j]), mirrored
     half = _dense_from_band(ab, 0, k, n) if lower else _dense_from_band(ab, k, 0, n)
     diagonal_once = np.eye(n)
+    if np.iscomplexobj(primal(ab)):  # Hermitian: the mirror conjugated, the diagonal's real part (as LAPACK reads it)
+        diagonal = _call(np.multiply, half, diagonal_once)
+        off = half - diagonal
+        dense = off + _call(np.conjugate, _call(np.swapaxes, off, -1, -2)) + _call(np.real, diagonal)
+        return _call(np.linalg.solve, dense, b)
     mirrored = _call(np.swapaxes, half, -1, -2)
     dense = half + mirrored - _call(np.multiply, half, diagonal_once)
     return _call(np.linalg.solve, dense, b)
@@ -225,15 +237,23 @@ def _solveh_banded(ctx, ab, b, *args, **kwargs):
 
 
 def _placed(fn, names):
+    """Rules for a constructor that places its arguments' elements (``toeplitz``'s first row is the
+    conjugate of its column when no row is given): each element's cotangent is the sum of the output's
+    cotangents where it was placed, conjugated where its conjugate was. The places are found by
+    calling ``fn`` on numbered arrays ``k + 1j k``, whose conjugates show as negative imaginary parts."""
     def rule(index):
         def vjp(u, ans, *args):
             sizes = [int(np.size(primal(a))) if a is not None else 0 for a in args[:len(names)]]
             starts = np.cumsum([0] + sizes)
-            numbered = [None if a is None else np.arange(starts[i] + 1, starts[i + 1] + 1, dtype=np.float64)
+            numbered = [None if a is None else (np.arange(starts[i] + 1, starts[i + 1] + 1) * (1 + 1j))
                         .reshape(np.shape(primal(a))) for i, a in enumerate(args[:len(names)])]
-            ids = np.rint(np.real(fn(*numbered))).astype(np.int64)
-            g = np.zeros(starts[-1] + 1)
-            np.add.at(g, ids.ravel(), np.asarray(u).ravel())
+            placed = np.asarray(fn(*numbered)).ravel()
+            ids = np.rint(np.real(placed)).astype(np.int64)
+            uf = np.asarray(u).ravel()
+            if np.iscomplexobj(primal(uf)):
+                uf = np.where(np.imag(placed) < 0, np.conjugate(uf), uf)
+            g = zeros_for(starts[-1] + 1, uf)
+            np.add.at(g, ids, uf)
             return g[1 + starts[index]:1 + starts[index + 1]].reshape(np.shape(primal(args[index])))
 
         return vjp
@@ -245,3 +265,17 @@ _placed(sl.toeplitz, ("c", "r"))
 _placed(sl.circulant, ("c",))
 _placed(sl.hankel, ("c", "r"))
 _placed(sl.leslie, ("f", "s"))
+
+
+# ------------------------------------------------------------------ complex values
+
+# The reverse rules of scipy.linalg that hold for complex values (the pairing Re(sum(u * t)), see
+# vjps_complex), each checked by the dot-product test against forward mode in
+# tests/test_ad_reverse_complex.py; leslie and the banded Cholesky functions are real-only.
+COMPLEX = (
+    sl.solve, sl.solve_triangular, sl.cholesky, sl.cho_factor, sl.cho_solve, _vsl._cho_solve_flat, sl.lu_factor,
+    sl.lu_solve, _vsl._lu_solve_flat, sl.inv, sl.det, sl.eigh, sl.eig, sl.eigvals, sl.expm, sl.logm, sl.sqrtm,
+    sl.solve_sylvester, sl.solve_continuous_lyapunov, sl.solve_discrete_lyapunov, sl.svd, sl.svdvals, sl.qr, sl.lu,
+    sl.pinv, sl.pinvh, sl.polar, sl.solve_banded, sl.solveh_banded, sl.toeplitz, sl.circulant, sl.hankel,
+)
+complex_checked(*COMPLEX)

@@ -14,7 +14,8 @@ a boundary, so their adjoint is built from the function itself: for each nonzero
 fixed operand, a one-hot probe says where each element of the other goes, and ``u`` is
 gathered back from there; a ``fillvalue`` (``boundary="fill"``) gets the sum of ``u`` over
 the positions it fills. ``mode``, ``method``, ``boundary`` and ``axes`` are constants.
-Complex values are refused (reverse mode has none).
+Complex values: ``correlate`` and ``correlate2d`` take the conjugate of ``in2``, so their
+cotangents of ``in2`` are conjugated and the correlations used as adjoints are given conjugates.
 """
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
@@ -24,7 +25,9 @@ import scipy.signal as signal
 
 from context.tagging.values import primal
 
+from ..engine.reverse import complex_checked
 from .pullbacks import unbroadcast
+from .vjps import zeros_for
 from .vjps_numeric import defvjp_named
 
 
@@ -38,7 +41,7 @@ def _full(u, shape_full):
     if u.shape == tuple(shape_full):
         return u
     start = [(f - n) // 2 for f, n in zip(shape_full, u.shape)]
-    out = np.zeros(shape_full)
+    out = zeros_for(shape_full, u)
     out[tuple(slice(s, s + n) for s, n in zip(start, u.shape))] = u
     return out
 
@@ -52,12 +55,12 @@ def _conv_full_shape(a, v):
 
 def _convolve_in1(u, ans, in1, in2, mode, method):
     a, v = _p(in1), _p(in2)
-    return signal.correlate(_full(u, _conv_full_shape(a, v)), v, mode="valid")
+    return signal.correlate(_full(u, _conv_full_shape(a, v)), np.conjugate(v), mode="valid")  # (correlate conjugates)
 
 
 def _convolve_in2(u, ans, in1, in2, mode, method):
     a, v = _p(in1), _p(in2)
-    return signal.correlate(_full(u, _conv_full_shape(a, v)), a, mode="valid")
+    return signal.correlate(_full(u, _conv_full_shape(a, v)), np.conjugate(a), mode="valid")
 
 
 def _correlate_in1(u, ans, in1, in2, mode, method):  # correlate(a, v) is convolve(a, flip(v))
@@ -65,9 +68,9 @@ def _correlate_in1(u, ans, in1, in2, mode, method):  # correlate(a, v) is convol
     return signal.correlate(_full(u, _conv_full_shape(a, v)), np.flip(v), mode="valid")
 
 
-def _correlate_in2(u, ans, in1, in2, mode, method):
+def _correlate_in2(u, ans, in1, in2, mode, method):  # conjugate-linear in v: conj(sum u a) = correlate(conj u, a)
     a, v = _p(in1), _p(in2)
-    return np.flip(signal.correlate(_full(u, _conv_full_shape(a, v)), a, mode="valid"))
+    return np.flip(signal.correlate(np.conjugate(_full(u, _conv_full_shape(a, v))), a, mode="valid"))
 
 
 defvjp_named(signal.convolve, {"in1": _convolve_in1, "in2": _convolve_in2})
@@ -95,31 +98,34 @@ for _fn in (signal.fftconvolve, signal.oaconvolve):
 # ------------------------------------------------------------------ convolve2d, correlate2d (boundaries)
 
 
-def _two_d(fn):
+def _two_d(fn, conjugates):
+    """``conjugates``: ``fn`` takes the conjugate of ``in2`` (``correlate2d``)."""
+    weight = np.conjugate if conjugates else (lambda x: x)
+
     def vjp_in1(u, ans, in1, in2, mode, boundary, fillvalue):
         """For each nonzero of ``in2``, a probe of ``in1``'s elements numbered ``1..n`` says where each
         went; ``u`` comes back from there (the padding, a constant for ``in1``, is probed as 0)."""
         a, k = _p(in1), _p(in2)
         numbers = np.arange(1, a.size + 1, dtype=np.float64).reshape(a.shape)
         u = np.asarray(u)
-        g = np.zeros(a.size)
+        g = zeros_for(a.size, u * k.flat[0])
         for j in np.flatnonzero(k):
             delta = np.zeros(k.shape)
             delta.flat[j] = 1.0
             ids = np.rint(fn(numbers, delta, mode=mode, boundary=boundary, fillvalue=0)).astype(np.int64)
             hit = ids > 0
-            np.add.at(g, ids[hit] - 1, k.flat[j] * u[hit])
+            np.add.at(g, ids[hit] - 1, weight(k.flat[j]) * u[hit])
         return g.reshape(a.shape)
 
     def vjp_in2(u, ans, in1, in2, mode, boundary, fillvalue):
         """Element ``j`` of ``in2`` weighs ``fn(in1, delta_j)`` (the padding included)."""
         a, k = _p(in1), _p(in2)
         u = np.asarray(u)
-        g = np.zeros(k.size)
+        g = zeros_for(k.size, u * a.flat[0])
         for j in range(k.size):
             delta = np.zeros(k.shape)
             delta.flat[j] = 1.0
-            g[j] = np.sum(u * fn(a, delta, mode=mode, boundary=boundary, fillvalue=_p(fillvalue)))
+            g[j] = weight(np.sum(u * fn(a, delta, mode=mode, boundary=boundary, fillvalue=_p(fillvalue))))
         return g.reshape(k.shape)
 
     def vjp_fillvalue(u, ans, in1, in2, mode, boundary, fillvalue):
@@ -129,5 +135,7 @@ def _two_d(fn):
     defvjp_named(fn, {"in1": vjp_in1, "in2": vjp_in2, "fillvalue": vjp_fillvalue})
 
 
-_two_d(signal.convolve2d)
-_two_d(signal.correlate2d)
+_two_d(signal.convolve2d, False)
+_two_d(signal.correlate2d, True)
+COMPLEX = (signal.convolve, signal.correlate, signal.fftconvolve, signal.oaconvolve, signal.convolve2d, signal.correlate2d)
+complex_checked(*COMPLEX)  # (on complex values: tests/test_ad_reverse_complex.py)
