@@ -208,7 +208,7 @@ class ReverseMode(Backend):
         if output.shape:
             return output, None
         (value, node), = parts
-        got = tape.backward(node, 1.0, leaves)[0] if node is not None else None
+        got = tape.backward(node, 1.0, leaves, value)[0] if node is not None else None
         g = np.zeros(inp.shape, dtype=complex) if got is None else np.reshape(np.asarray(got), inp.shape)
         g = g.astype(np.result_type(g, np.asarray(inp.value).dtype), copy=False)
         return output, complex(g) if inp.kind == "scalar" else g
@@ -228,7 +228,7 @@ class ReverseMode(Backend):
             complex_output = node is not None and not node.real
             for i in range(max(start, first), min(stop, first + size)):
                 seed = 1.0 if not np.ndim(v) else _unit_seed(np.shape(v), i - first)
-                rows.append(_pulled(node, seed, leaves, inp, complex_input, complex_output))
+                rows.append(_pulled(node, seed, leaves, inp, complex_input, complex_output, v))
             first += size
         return np.array(rows) if rows else np.zeros((0, inp.size))  # (a new array, as np.stack's, in C)
 
@@ -248,7 +248,7 @@ class ReverseMode(Backend):
                 if node is not None:
                     seed = np.reshape(flat[start:start + size], np.shape(v)) if np.ndim(v) else flat[start]
                     total = total + _pulled(node, seed, leaves, inp, complex_input,
-                                            not node.real or np.iscomplexobj(seed))
+                                            not node.real or np.iscomplexobj(seed), v)
                 start += size
             return total
 
@@ -267,17 +267,18 @@ def _unit_seed(shape, flat_index):
     return seed
 
 
-def _pulled(node, seed, leaves, inp, complex_input, complex_output):
+def _pulled(node, seed, leaves, inp, complex_input, complex_output, value=None):
     """``seedᵀ J`` raveled for the part of the output recorded at ``node`` (None: a zero row): the
     cotangents the seed sends back (their real parts for a complex input), plus ``1j`` times those
-    of ``-1j * seed`` when the part or the seed is complex (the imaginary part of ``seedᵀ J``)."""
+    of ``-1j * seed`` when the part or the seed is complex (the imaginary part of ``seedᵀ J``).
+    ``value``: the part's value (see ``engine.backward.backward``)."""
     if node is None:
         return _row([None] * len(leaves), inp)
-    row = _row(tape.backward(node, seed, leaves), inp)
+    row = _row(tape.backward(node, seed, leaves, value), inp)
     if complex_input:
         row = np.real(row)
     if complex_output:
-        imaginary = _row(tape.backward(node, -1j * seed, leaves), inp)
+        imaginary = _row(tape.backward(node, -1j * seed, leaves, value), inp)
         row = row + 1j * (np.real(imaginary) if complex_input else imaginary)
     return row
 

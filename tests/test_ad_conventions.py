@@ -57,3 +57,52 @@ def test_sort_keeps_tied_tangents_in_order():
     J = ad.jacobian(lambda v: np.sort(v), np.array([2.0, 1.0, 2.0]))
     np.testing.assert_array_equal(J, [[0, 1, 0], [1, 0, 0], [0, 0, 1]])
     assert ad.jacobian(lambda v: sorted(v), [2.0, 1.0, 2.0]) == [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+
+
+R, F = ad.ReverseMode(), ad.ForwardMode()
+UNTOUCHED_CASES = {  # an element the output does not depend on sends nothing back, whatever its derivative
+    "where(x > 0, log(x), 0)": (lambda x: np.sum(np.where(x > 0, np.log(x), 0.0)), [0.0, 1.0, -1.0], [0.0, 1.0, 0.0]),
+    "nansum past a nan constant": (lambda x: np.nansum(x * np.array([1.0, np.nan, 1.0])), [0.0, 1.0, 2.0],
+                                   [1.0, 0.0, 1.0]),
+    "the issue's sum(v ** 2)": (lambda v: np.sum(v ** 2), [np.nan, np.inf, 1.0], [np.nan, np.inf, 2.0]),
+    "sqrt at 0, in the untaken branch": (lambda x: np.sum(np.where(x > 0, np.sqrt(x), x)), [0.0, 4.0], [1.0, 0.25]),
+    "an element indexed out": (lambda x: np.log(x)[1] + np.sum(x), [0.0, 2.0], [1.0, 1.5]),
+    "a number in a nansum": (lambda t: np.nansum(np.array([t, t * np.nan])), 2.0, 1.0),
+}
+
+
+@pytest.mark.parametrize("case", list(UNTOUCHED_CASES))
+def test_both_modes_send_nothing_through_an_untouched_element(case):
+    f, x, expected = UNTOUCHED_CASES[case]
+    x = np.array(x) if isinstance(x, list) else x
+    with np.errstate(all="ignore"):
+        forward, reverse = ad.gradient(f, x, backend=F), ad.gradient(f, x, backend=R)
+    np.testing.assert_array_equal(forward, expected)
+    np.testing.assert_array_equal(reverse, expected)
+
+
+def test_a_jacobian_row_whose_output_is_not_finite_keeps_its_nan():
+    """Each row is checked on its own output: an output that is nan depended on what made it so."""
+    f = lambda x: np.array([np.sum(np.where(x > 0, np.log(x), 0.0)), np.sum(np.sqrt(x - 1.0) * 0.0)])  # noqa: E731
+    x = np.array([0.0, 0.5])
+    with np.errstate(all="ignore"):
+        J = ad.jacobian(f, x, backend=R)
+        np.testing.assert_array_equal(J[0], [0.0, 2.0])
+        assert np.isnan(J[1]).all()  # sqrt(-1) * 0 is nan: the row stays nan
+        np.testing.assert_array_equal(J, ad.jacobian(f, x, backend=F))
+
+
+def test_where_the_modes_differ_a_zero_factor():
+    """``sqrt(x) * 0.0`` at 0: forward mode multiplies the direction's infinite tangent by 0 (nan);
+    reverse mode's zero cotangent sends nothing back (the one-sided derivative of x, 1)."""
+    f = lambda x: np.sum(np.sqrt(x) * 0.0 + x)  # noqa: E731
+    with np.errstate(all="ignore"):
+        assert np.isnan(ad.gradient(f, np.array([0.0]), backend=F)[0])
+        assert ad.gradient(f, np.array([0.0]), backend=R)[0] == 1.0
+
+
+def test_hessians_forward_over_reverse_send_nothing_through_an_untouched_element():
+    f = lambda x: np.sum(np.where(x > 0, np.log(x) * x, x * x))  # noqa: E731
+    x = np.array([0.0, 2.0])
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(ad.hessian(f, x, backend=ad.HigherOrder(F, R)), ad.hessian(f, x))

@@ -28,9 +28,11 @@ from context.state import STATE, native_call_ex
 from context.tagging.values import primal
 
 from ..rules.buffer_pullbacks import Overwritten, Read
+from ..rules import pullbacks
 from ..rules.pullbacks import _FromVjp, run_pull
 from ..rules.sparse_cotangents import SPARSE, IndexScatter, getitem_vjp
 from ..rules.sparse_cotangents import add as sparse_add
+from .forward import all_finite
 from .traced import COMPLEX_NODES, is_complex
 
 declare_engine_code(__file__)
@@ -38,11 +40,55 @@ declare_engine_code(__file__)
 _NO_KWARGS: dict = {}
 
 
-def backward(top: Any, seed: Any, wanted: list) -> list:
+def backward(top: Any, seed: Any, wanted: list, value: Any = None) -> list:
     """The cotangents that reach the nodes ``wanted`` when ``top`` gets ``seed`` (None where none does).
 
     Nodes are taken in decreasing serial order (a heap of the nodes reached so far): a node's users
-    were all made after it, so its cotangent is complete when its turn comes. No recursion."""
+    were all made after it, so its cotangent is complete when its turn comes. No recursion.
+
+    A zero cotangent sends nothing back, even through an infinite or ``nan`` derivative (no
+    ``0 * inf``), as forward mode gives a direction that does not touch an element no tangent:
+    the gradient of ``sum(where(x > 0, log(x), 0))`` at 0 is 0, not ``nan``. Checking every
+    pullback's result for that would cost a pass over each; instead a pass whose result holds a
+    ``nan`` or an infinity is made again with the check on (``pullbacks.UNTOUCHED``). A ``nan``
+    made from a zero cotangent either reaches the result or is dropped by a selection on the way
+    (whose masked pass drops the zero the check leaves there), so a finite result needs no check.
+    Where the output itself (``value``, where the seed is not zero) is not finite, it depended on
+    the values that made it so: no pass is made again, and the derivative is ``nan`` as the value.
+    """
+    got = _backward(top, seed, wanted)
+    if pullbacks.UNTOUCHED[0] or all(_finite(g) for g in got) or not _finite_where_seeded(value, seed):
+        return got
+    pullbacks.UNTOUCHED[0] = True
+    try:
+        return _backward(top, seed, wanted)
+    finally:
+        pullbacks.UNTOUCHED[0] = False
+
+
+def _finite(g):
+    p = primal(g)
+    if p is None:
+        return True
+    if type(p) is np.ndarray:
+        return p.dtype.kind not in "fc" or all_finite(p) or bool(np.isfinite(p).all())
+    try:
+        return bool(np.all(np.isfinite(p)))
+    except TypeError:  # (not a number: nothing to check)
+        return True
+
+
+def _finite_where_seeded(value, seed):
+    """Whether ``value`` (None: not known) is finite wherever ``seed`` is not zero."""
+    if value is None:
+        return True
+    p, w = primal(value), primal(seed)
+    if np.ndim(p) == 0:
+        return _finite(p)
+    return bool(np.isfinite(np.asarray(p)[np.broadcast_to(np.asarray(w) != 0, np.shape(p))]).all())
+
+
+def _backward(top, seed, wanted):
     call = STATE.call_ex
     plain = call is native_call_ex  # no enclosing derivative: sums may be made in place
     cotangents = {top.serial: seed}

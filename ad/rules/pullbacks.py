@@ -69,7 +69,27 @@ class _FromJvp:
             term = call(self.jvp, (u, self.ans, *primals), self.kwargs)
         except (ZeroDivisionError, ValueError, OverflowError):  # Python numbers at a singular point
             term = call(_singular, (self.jvp, u, self.ans, primals, self.kwargs), _NO_KWARGS)
+        if UNTOUCHED[0]:
+            term = _zero_where_untouched(call, term, u)
         return unbroadcast(term, primals[self.i])
+
+
+UNTOUCHED = [False]  # set by the backward pass (``engine/backward.py``) when it makes a pass again
+
+
+def _zero_where_untouched(call, term, u):
+    """``term`` with 0 where the cotangent ``u`` is 0, if it is not finite there (no ``0 * inf``)."""
+    p, pu = primal(term), primal(u)
+    if type(p) is not np.ndarray:
+        if isinstance(p, (float, complex, np.number)) and not np.isfinite(p) and np.all(pu == 0):
+            return call(np.multiply, (term, 0.0), _NO_KWARGS) if p is not term else 0.0 * np.isfinite(p)
+        return term
+    if p.dtype.kind not in "fc" or bool(np.isfinite(p).all()):
+        return term
+    untouched = np.broadcast_to(pu == 0, p.shape) & ~np.isfinite(p)
+    if not untouched.any():
+        return term
+    return call(np.where, (untouched, np.zeros((), dtype=p.dtype), term), _NO_KWARGS)
 
 
 _NO_KWARGS: dict = {}
