@@ -77,3 +77,22 @@ def test_reverse_over_reverse_of_a_complex_input():
     for f in (lambda z: np.sum(np.abs(z) ** 4 + np.real(z * z * np.exp(z))),
               lambda z: np.real(z[0] * z[1] * np.exp(z[2])) + np.abs(z[1]) ** 3):
         np.testing.assert_allclose(ad.hessian(f, Z, backend=both), ad.hessian(f, Z), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["conj", "abs", "square", "real", "norm", "mixed", "sign"])
+def test_jvp_along_complex_directions_in_reverse_mode(name):
+    """A complex input moved along a complex direction: reverse mode adds the derivatives along the
+    imaginary directions (for a function that is not holomorphic they are not 1j times the real ones);
+    it took the real ones alone and answered J v for conj, abs and real."""
+    f = {"conj": np.conj, "abs": np.abs, "square": lambda z: z * z, "real": np.real,
+         "norm": lambda z: np.sum(np.abs(z) ** 2), "mixed": lambda z: z[0] * np.conj(z[1]) + np.abs(z[1]),
+         "sign": lambda z: np.sign(z) * np.imag(z)}[name]
+    z, v = np.array([1 + 2j, 3 - 1j]), np.array([1j, 0.5 - 2j])
+    value, expected = ad.jvp(f, z, v)
+    got_value, got = ad.jvp(f, z, v, backend=ad.ReverseMode())
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(got_value, value)
+    assert np.iscomplexobj(got) == np.iscomplexobj(expected)
+    eps = 1e-6  # and against central differences
+    fd = (np.asarray(f(z + eps * v)) - np.asarray(f(z - eps * v))) / (2 * eps)
+    np.testing.assert_allclose(got, fd, rtol=1e-6, atol=1e-8)
