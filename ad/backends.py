@@ -373,14 +373,14 @@ class FiniteDifferences(Backend):
         return Backend.run(self, f, inp, directions, who)
 
     def pushforward(self, f: Callable[[Any], Any], x: Any, directions: Sequence[Any]) -> tuple[Any, list[Any]]:
-        x = np.asarray(x, dtype=float)
+        x = _inexact(x)  # (a complex input and its complex directions keep their imaginary parts)
         value = f(x)
         eps = np.finfo(float).eps
         scale = max(1.0, float(np.max(np.abs(x)))) if x.size else 1.0
         base = self.step or (eps ** (1 / 3) if self.method == "central" else eps ** 0.5) * scale
         out = []
         for v in directions:
-            v = np.asarray(v, dtype=float)
+            v = _inexact(v)
             size = float(np.max(np.abs(v))) if v.size else 0.0
             if size == 0.0:
                 out.append(np.zeros(np.shape(value)))
@@ -391,6 +391,12 @@ class FiniteDifferences(Backend):
             else:
                 out.append((np.asarray(f(x + h * v)) - np.asarray(value)) / h)
         return value, out
+
+
+def _inexact(a):
+    """``a`` as a float array, or a complex one if it is complex."""
+    a = np.asarray(a)
+    return a if a.dtype.kind in "fc" else a.astype(float)
 
 
 class HigherOrder(Backend):
