@@ -20,6 +20,7 @@ from context.tagging.arrays import per_buffer, root_of
 from context.tagging.values import Tagged, live, primal
 
 from .dual_array import make_dual
+from .traced import TracedArray, make_traced
 from ..rules.tangents import chunk_shape, lead_axes
 
 declare_engine_code(__file__)
@@ -138,8 +139,9 @@ def lift(a, below=None):
 
 def snapshot(v, below=None):
     """A copy of array ``v`` as it stands now, with the tangents live forward runs keep for it (its
-    shadow memory, or a ``DualArray``'s own): what reverse mode keeps of an array it saved before
-    the array is written into (see ``reverse_writes``). ``below`` as for ``lift``."""
+    shadow memory, or a ``DualArray``'s own) and the node an enclosing reverse-mode run keeps for it:
+    what reverse mode keeps of an array it saved before the array is written into (see
+    ``reverse_writes``). ``below`` as for ``lift``."""
     if type(v) is ndarray:
         tags = live_tags(v) if _shadows else ()
         if below is not None:
@@ -149,6 +151,8 @@ def snapshot(v, below=None):
         t = tags[-1]
         return make_dual(snapshot(v, t), t, snapshot(shadow(v, t)))
     if isinstance(v, Tagged) and not v.tag.finished:
+        if type(v) is TracedArray:  # an enclosing reverse-mode run's value: its node stands for it as it is now
+            return make_traced(snapshot(v.value, v.tag), v.tag, v.meta)
         return make_dual(snapshot(v.value, v.tag), v.tag, snapshot(v.meta))
     return v
 

@@ -17,9 +17,14 @@ is; only buffers whose memory is one contiguous block can hold versions.
 
 Under an enclosing forward-mode derivative (a Hessian forward over reverse), the values and
 arrays also carry its tangents: the write itself is then a call of that derivative (its shadow
-memory keeps the tangents written) and the version is recorded here as without it. A write
-whose value or target is also being recorded by another reverse-mode run, or carries the
-tangents of a forward derivative nested inside this run, is refused with ``NoRuleError``.
+memory keeps the tangents written) and the version is recorded here as without it. Under an
+enclosing reverse-mode run (reverse over reverse), each run keeps its own versions, keyed by its
+tag: the code running reads the running run's (``_running_tag``); a nested run reads and writes
+the enclosing run's values through that run (``call_under`` of its ``getitem``/``setitem``, which
+records them there), keeps them as its primals (``lift``, ``fresh``), and the write of a value
+only it differentiates goes through the enclosing run too, which then clears its own version there.
+A write that carries the tangents of a forward derivative nested inside this run (reverse over
+forward) is refused with ``NoRuleError``.
 """
 
 from __future__ import annotations
@@ -50,9 +55,9 @@ ndarray = np.ndarray
 _VERSIONS = buffers.REVERSE_VERSIONS  # id(root buffer) -> {tag: version node}
 _NESTED = (
     "reverse mode records writes into arrays for one derivative at a time; this write carries the values of "
-    "another derivative too (a Hessian forward over reverse, or a derivative nested in the one being "
-    "recorded): use ad.ForwardMode() for it (ad.hessian(f, x) or ad.HigherOrder(ad.ForwardMode(), "
-    "ad.ForwardMode())), or build a new array instead of writing (np.where, np.concatenate)"
+    "a forward-mode derivative nested in the one being recorded: use ad.ForwardMode() for the outer one "
+    "(ad.hessian(f, x) or ad.HigherOrder(ad.ForwardMode(), ...)), or build a new array instead of writing "
+    "(np.where, np.concatenate)"
 )
 
 
@@ -92,7 +97,9 @@ def any_version() -> bool:
 
 
 def has_version(a: ndarray) -> bool:
-    """Whether plain ndarray ``a``'s buffer holds values of a live reverse-mode run."""
+    """Whether plain ndarray ``a``'s buffer holds values of the running reverse-mode run (or, outside
+    one, of any live run). An enclosing reverse-mode run's versions are that run's business: a
+    nested run sees the buffer as a constant, and its calls of the enclosing run lift it there."""
     if not _VERSIONS:  # the common case, on every array operand of reverse-mode code: no buffer written
         return False
     entries = _VERSIONS.get(id(root_of(a)))
@@ -100,7 +107,21 @@ def has_version(a: ndarray) -> bool:
         return False
     for t in [t for t in entries if t.finished]:
         del entries[t]
-    return bool(entries)
+    t = _running_tag(entries)
+    return t is not None
+
+
+def _running_tag(entries):
+    """The tag among ``entries``' live ones whose versions the code running now reads: the running
+    reverse-mode run's own, or (no reverse-mode run running: native code, a forward derivative's
+    rule) the newest live one; None if the running run has none."""
+    act = STATE.act
+    t = getattr(act.ctx, "_tag", None) if act is not None else None
+    if t is not None and _reverse(t):
+        entry = entries.get(t)
+        return t if entry is not None and not t.finished else None
+    live_tags = [u for u in entries if not u.finished]
+    return max(live_tags, key=lambda u: u.serial) if live_tags else None
 
 
 def _set(root, t, node, written):
@@ -128,12 +149,14 @@ def lift(a: ndarray) -> Any:
     entries = _VERSIONS.get(id(root))
     if not entries:
         return a
-    live_tags = [t for t in entries if not t.finished]
-    if not live_tags:
+    t = _running_tag(entries)
+    if t is None:
         return a
-    t = max(live_tags, key=lambda t: t.serial)
     parent, _ = _read_parent(root, a, entries[t])
-    return make_traced(a, t, Node((parent,)))
+    value = a
+    if _outer_versions(entries, t):  # the enclosing reverse-mode run's value of it (a view, read there)
+        value = call_under(STATE.act.parent, operator.getitem, (a, Ellipsis), {})
+    return make_traced(value, t, Node((parent,)))
 
 
 def read(a: ndarray, key: Any) -> Any:
@@ -142,11 +165,16 @@ def read(a: ndarray, key: Any) -> Any:
     per read, here and on the way back); other keys read the whole buffer first."""
     root = root_of(a)
     entries = _VERSIONS.get(id(root))
-    running = [t for t in entries if not t.finished] if entries else ()
-    if not running or not basic(key) or (buffers.has_any_shadow() and buffers.live_tags(a)):
+    t = _running_tag(entries) if entries else None
+    if t is None or not basic(key) or (buffers.has_any_shadow() and buffers.live_tags(a)):
         # (an enclosing forward derivative's tangents are read with the buffer, as a call of it)
         return dispatch(operator.getitem, (lift(a), key))
-    t = max(running, key=lambda t: t.serial)
+    if _outer_versions(entries, t):  # an enclosing reverse-mode run reads its own versions
+        act = STATE.act
+        value = call_under(act.parent, operator.getitem, (a, key), {})
+        view = a[key] if type(primal(value)) is ndarray else a[_new_axis_first(key)]
+        parent, _ = _read_parent(root, view, entries[t])
+        return make_traced(value, t, Node((parent,)))
     value = a[key]
     if type(value) is ndarray:
         view = value
@@ -189,6 +217,10 @@ def fresh(x: TracedArray) -> TracedArray:
     """``x``, or (part of its memory written since it was made) the same view reading its buffer's
     version where it was written and keeping its own derivative elsewhere."""
     p = x.value
+    if type(p) is TracedArray and not p.tag.finished:  # an enclosing reverse-mode run's value: fresh there too
+        q = fresh(p)
+        if q is not p:
+            x, p = make_traced(q, x.tag, x.meta), q
     memory = p if type(p) is ndarray else primal(p)  # (an enclosing forward derivative's array)
     if type(memory) is not ndarray:
         return x
@@ -203,6 +235,11 @@ def fresh(x: TracedArray) -> TracedArray:
     if mask is None or mask.all():
         return make_traced(p, x.tag, Node((parent,)))
     return make_traced(p, x.tag, Node((parent, (x.meta, Unwritten(mask)))))
+
+
+def _outer_versions(entries, t):
+    """Whether a live run older than ``t`` holds versions too (``t``'s run nested in it)."""
+    return any(u.serial < t.serial and not u.finished for u in entries)
 
 
 def _new_axis_first(key):
@@ -229,14 +266,12 @@ def _reverse(t):
 
 def _outer_ok(raw, t):
     """Whether ``raw`` (a value written, or the array written into, without ``t``'s layer) carries
-    only derivatives of forward-mode runs older than ``t``: the enclosing forward derivative of a
-    Hessian forward over reverse, which keeps its own tangents of the write (shadow memory)."""
+    only derivatives of runs older than ``t``, which enclose it and record the write themselves: a
+    forward derivative keeps its tangents in shadow memory (a Hessian forward over reverse), a
+    reverse-mode run its versions (reverse over reverse)."""
     while isinstance(raw, Tagged):
         u = raw.tag
-        if u.finished:
-            raw = raw.value
-            continue
-        if u.serial > t.serial or _reverse(u):
+        if not u.finished and u.serial > t.serial:
             return False
         raw = raw.value
     return True
@@ -291,8 +326,6 @@ def assign(target: Any, key: Any, value: Any) -> None:
                 _clear(a, key, entries)
             return
         t = value.tag
-        if entries and any(u is not t for u in entries if not u.finished):
-            raise NoRuleError(_NESTED)
         owned = False
     else:
         target[key] = value
@@ -313,7 +346,9 @@ def assign(target: Any, key: Any, value: Any) -> None:
             "only float arrays can hold one (make the buffer with dtype=float)" % memory.dtype
         )
     pos = _key_positions(root, memory, key)
-    _raw_write(a, key, raw, shadowed or a is not memory or isinstance(raw, Tagged))
+    entries = _VERSIONS.get(id(root))
+    outer_versions = bool(entries) and _outer_versions(entries, t)  # (an enclosing run clears its own)
+    _raw_write(a, key, raw, shadowed or a is not memory or isinstance(raw, Tagged) or outer_versions)
     entry = _entry(root, t)
     if entry is None:
         previous, written = None, (np.zeros(root.size, dtype=bool) if owned else None)
