@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from context.tagging.values import primal
+
 from . import outputs, scaleout, tape, tasks
 from .engine import runs
 from .engine.reverse import plain_result
@@ -192,7 +194,7 @@ class ReverseMode(Backend):
         if scaleout.spreads(self.executor):
             return tasks.reverse_rows(ReverseMode(), self.executor, f, inp, who)
         output, parts, leaves = self._record(f, inp, who)
-        J = self.rows(parts, leaves, inp, 0, math.prod(output.shape))
+        J = _precision_kept(self.rows(parts, leaves, inp, 0, math.prod(output.shape)), inp, parts)
         return output, np.reshape(J, tuple(output.shape) + tuple(inp.shape))
 
     def complex_gradient(self, f: Callable[[Any], Any], inp: Input, who: str) -> tuple[Any, Any]:
@@ -281,7 +283,7 @@ class ReverseMode(Backend):
                     total = total + _pulled(node, seed, leaves, inp, complex_input,
                                             not node.real or np.iscomplexobj(seed), v)
                 start += size
-            return total
+            return _precision_kept(total, inp, parts, np.result_type(primal(w)))
 
         return output, pull
 
@@ -299,7 +301,26 @@ class ReverseMode(Backend):
         else:
             output, J = self.jacobian(f, inp, who)
             tangents = np.tensordot(d, np.reshape(J, (-1, inp.size)), axes=([1], [1]))
+            tangents = _precision_kept(tangents, inp, (), J.dtype, np.result_type(primal(d)))
         return output, np.reshape(tangents, (len(d),) + tuple(output.shape))
+
+
+_NARROW = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.complex64))
+
+
+def _precision_kept(a, inp, parts, *dtypes):
+    """``a`` (rows made in float64 by the backward passes) in the precision forward mode gives: that of
+    a ``float32`` (``float16``, ``complex64``) input, unless an output or ``dtypes`` (directions,
+    cotangents) are wider."""
+    if inp.kind != "array" or type(a) is not np.ndarray or a.dtype.kind not in "fc":
+        return a
+    given = np.result_type(primal(inp.value))
+    if given not in _NARROW:
+        return a
+    target = np.result_type(given, *[np.result_type(primal(v)) for v, _ in parts], *dtypes)
+    if a.dtype.kind == "c":
+        target = np.result_type(target, np.complex64)
+    return a.astype(target) if np.dtype(target).itemsize < a.dtype.itemsize else a
 
 
 def _starts(parts):
@@ -394,9 +415,9 @@ class FiniteDifferences(Backend):
 
 
 def _inexact(a):
-    """``a`` as a float array, or a complex one if it is complex."""
+    """``a`` as a float64 array, or a complex128 one if it is complex (differences need the precision)."""
     a = np.asarray(a)
-    return a if a.dtype.kind in "fc" else a.astype(float)
+    return a.astype(complex if a.dtype.kind == "c" else float)
 
 
 class HigherOrder(Backend):

@@ -60,3 +60,17 @@ def test_finite_differences_keep_a_complex_input_complex():
     with np.errstate(all="raise"):
         _, t = ad.jvp(np.conj, Z, V, backend=FD)
     np.testing.assert_allclose(t, np.conj(V), rtol=1e-8)
+
+
+def test_every_backend_keeps_a_float32_input_float32():
+    """Reverse mode made float64 rows whatever the input (forward mode keeps float32, as JAX);
+    finite differences compute in float64 whatever the input (their steps need the precision)."""
+    x = np.array([0.5, -1.0, 2.0], dtype=np.float32)
+    for b in (F, R):
+        assert ad.gradient(lambda y: np.sum(y ** 2), x, backend=b).dtype == np.float32
+        assert ad.jacobian(lambda y: y ** 2, x, backend=b).dtype == np.float32
+        assert ad.vjp(lambda y: y ** 2, x, np.ones(3, np.float32), backend=b)[1].dtype == np.float32
+        assert ad.jvp(lambda y: y ** 2, x, x, backend=b)[1].dtype == np.float32
+        assert ad.gradient(lambda y: np.sum(y * np.ones(3)), x, backend=b).dtype == np.float64  # a float64 operand
+    g = ad.gradient(lambda y: np.sum(np.sin(y)), x, backend=FD)
+    np.testing.assert_allclose(g, np.cos(x.astype(float)), rtol=1e-8)

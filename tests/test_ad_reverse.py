@@ -321,3 +321,42 @@ def test_rules_by_composition():
     check_vjp(lambda x: np.modf(x)[0] * 2 + np.modf(x)[1], [x])
     check_vjp(lambda x: np.frexp(x)[0] * (1 + np.frexp(x)[1]), [x])
     np.testing.assert_array_equal(ad.gradient(lambda x: np.sum(np.frexp(x)[0]), x, backend=R), [0.25, 0.25, 2.0])
+
+
+@pytest.mark.parametrize("sa, sb", [((3,), (2, 3, 4)), ((2, 2, 3), (3,)), ((2, 3), (4, 3, 5)), ((2, 2, 3), (2, 3, 4)),
+                                    ((4,), (2, 4, 3)), ((2, 3), (3, 2)), ((3,), (3,)), ((), (2, 3))])
+def test_dot_of_any_ranks(sa, sb):
+    """np.dot sums a's last axis against b's second-to-last (or only) axis; N-d operands crashed in
+    reverse mode (found by autograd's suite run in reverse mode)."""
+    rng = np.random.default_rng(1)
+    v = rng.standard_normal(int(np.prod(sa)) + int(np.prod(sb)))
+    na = int(np.prod(sa))
+    f = lambda w: np.sum(np.sin(np.dot(np.reshape(w[:na], sa), np.reshape(w[na:], sb))))  # noqa: E731
+    np.testing.assert_allclose(ad.gradient(f, v, backend=R), ad.gradient(f, v), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(ad.hessian(f, v, backend=ad.HigherOrder(R, R)), ad.hessian(f, v), rtol=1e-10, atol=1e-12)
+
+
+def test_swapaxes_by_keyword():
+    g = lambda x: np.sum(np.swapaxes(x.reshape(2, 3), axis1=0, axis2=1) * np.arange(6.0).reshape(3, 2))  # noqa: E731
+    np.testing.assert_array_equal(ad.gradient(g, np.ones(6), backend=R), [0.0, 2.0, 4.0, 1.0, 3.0, 5.0])
+
+
+@pytest.mark.parametrize("sa, sb", [((3,), (2, 3, 4)), ((2, 4, 3), (3,)), ((3,), (5, 2, 3, 4)), ((2, 1, 4, 3), (3,))])
+def test_matmul_of_a_vector_and_a_stack(sa, sb):
+    """A vector times a stack of matrices, and a stack times a vector (they had no reverse rule)."""
+    rng = np.random.default_rng(2)
+    na = int(np.prod(sa))
+    v = rng.standard_normal(na + int(np.prod(sb)))
+    f = lambda w: np.sum(np.sin(np.matmul(np.reshape(w[:na], sa), np.reshape(w[na:], sb))))  # noqa: E731
+    np.testing.assert_allclose(ad.gradient(f, v, backend=R), ad.gradient(f, v), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("fn", [np.vstack, np.hstack, np.column_stack, np.dstack], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("shape", [(3, 2), (2, 2, 2), (4,)])
+def test_stacking_an_array_stacks_its_slices(fn, shape):
+    """np.vstack(a) of one array stacks a's slices along its first axis (it was refused)."""
+    n = int(np.prod(shape))
+    weights = np.arange(1.0, n + 1).reshape(np.shape(fn(np.zeros(shape))))
+    f = lambda w: np.sum(np.sin(fn(np.reshape(w, shape))) * weights)  # noqa: E731
+    v = np.random.default_rng(3).standard_normal(n)
+    np.testing.assert_allclose(ad.gradient(f, v, backend=R), ad.gradient(f, v), rtol=1e-12, atol=1e-14)

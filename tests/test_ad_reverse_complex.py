@@ -17,12 +17,13 @@ import pytest
 
 import scipy.linalg as sl
 import scipy.signal as ss
+import scipy.special as sc
 
 import ad
 from ad.engine.reverse import COMPLEX_CHECKED, complex_checked, defvjp
 from ad.engine.traced import ComplexValuesError
 from ad.rules import array_api, arrays, indexing, layout, vjps_complex, vjps_scipy_linalg, vjps_scipy_linalg_more
-from ad.rules import vjps_scipy_signal
+from ad.rules import scipy_special, vjps_scipy_signal
 
 R, F = ad.ReverseMode(), ad.ForwardMode()
 SHAPE = (2, 3)
@@ -176,6 +177,8 @@ LINEAR = {
     np.amin: lambda z: np.amin(z, axis=1),
     np.ptp: lambda z: np.ptp(z, axis=1),
     np.clip: lambda z: np.clip(z, -1, 1) + np.clip(z, -0.5 + 0.5j, None),
+    np.iscomplex: lambda z: z * np.iscomplex(z * np.array([1.0, 0.0, 1.0])),
+    np.isreal: lambda z: z * np.isreal(z * np.array([1.0, 0.0, 1.0])),
     arrays._clipped: lambda z: arrays._clipped(z, None, 0.5),
     np.linalg.cond: lambda z: np.linalg.cond(z[:, :2] + 2 * np.eye(2)) + np.linalg.cond(z) + np.linalg.cond(z.T, -2)
     + np.linalg.cond(np.stack([z[:, :2], z[:, 1:] + np.eye(2)]), "fro") + np.linalg.cond(z[:, 1:], 1)
@@ -618,12 +621,26 @@ SCIPY_CASES = {  # scipy.linalg and scipy.signal on complex 3 x 3 matrices (eig 
     ss.correlate2d: lambda z: _cat(ss.correlate2d(z, z[:2, :2]), ss.correlate2d(z, z[1:, 1:], boundary="symm", mode="same")
                                    + ss.correlate2d(z, z[:2, :2], mode="same", fillvalue=z[0, 0])),
 }
-SCIPY_CHECKED = vjps_scipy_linalg_more.COMPLEX + vjps_scipy_signal.COMPLEX
+SCIPY_CASES.update({  # scipy.special's holomorphic functions
+    sc.psi: lambda z: sc.psi(z + 2), sc.gamma: lambda z: sc.gamma(z + 2), sc.rgamma: lambda z: sc.rgamma(z + 2),
+    sc.loggamma: lambda z: sc.loggamma(z + 2), sc.erf: sc.erf, sc.erfc: sc.erfc, sc.erfi: sc.erfi, sc.erfcx: sc.erfcx,
+    sc.dawsn: sc.dawsn, sc.wofz: sc.wofz, sc.ndtr: sc.ndtr, sc.log_ndtr: sc.log_ndtr,
+    sc.xlogy: lambda z: sc.xlogy(z, z + 2), sc.xlog1py: lambda z: sc.xlog1py(z, z + 2), sc.spence: lambda z: sc.spence(z + 2),
+    sc.jv: lambda z: sc.jv(1.5, z), sc.yv: lambda z: sc.yv(1.5, z + 2), sc.iv: lambda z: sc.iv(1.5, z),
+    sc.kv: lambda z: sc.kv(1.5, z + 2), sc.kve: lambda z: sc.kve(1.5, z + 2), sc.hankel1: lambda z: sc.hankel1(1.5, z + 2),
+    sc.hankel2: lambda z: sc.hankel2(1.5, z + 2), sc.expm1: sc.expm1, sc.log1p: sc.log1p,
+})
+SCIPY_CHECKED = vjps_scipy_linalg_more.COMPLEX + vjps_scipy_signal.COMPLEX + scipy_special.COMPLEX
 
 
 @pytest.mark.parametrize("fn", list(SCIPY_CASES), ids=lambda fn: getattr(fn, "__name__", str(fn)))
 def test_scipy_on_complex_values(fn):
     agree(SCIPY_CASES[fn], 1, shape=(3, 3))
+
+
+def test_a_scaled_bessel_function_that_is_not_holomorphic_stays_refused():
+    with pytest.raises(ComplexValuesError, match="ive"):
+        ad.gradient(lambda y: np.sum(np.abs(sc.ive(1.5, y * (1 + 1j)))), np.array([0.3, 0.6]), backend=R)
 
 
 def test_every_checked_scipy_function_is_tested_here():

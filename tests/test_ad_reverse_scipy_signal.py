@@ -53,3 +53,28 @@ def test_gradient_against_differences():
         e[i] = h
         fd[i] = (loss(A + e) - loss(A - e)) / (2 * h)
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-7)
+
+
+SECOND_ORDER = [name for name in sorted(CASES) if " full" in name or "fill value" in name]
+
+
+@pytest.mark.parametrize("name", SECOND_ORDER)
+def test_second_derivatives_nested_every_way(name):
+    """The pullbacks compute with the operands as given, so that an enclosing derivative
+    differentiates them (they used the operands' plain values: the Hessian forward over reverse and
+    reverse over reverse of a convolution lost its cross terms, found by autograd's suite in reverse mode)."""
+    f, args = CASES[name]
+    sizes = [int(np.size(a)) for a in args]
+    shapes = [np.shape(a) for a in args]
+    cuts = np.cumsum([0] + sizes)
+    small = np.concatenate([np.ravel(a)[:] for a in args]) * 0.5
+
+    def loss(v):
+        parts = [np.reshape(v[cuts[i]:cuts[i + 1]], shapes[i]) if shapes[i] else v[cuts[i]] for i in range(len(args))]
+        return np.sum(np.sin(f(*parts)))
+
+    H = ad.hessian(loss, small)
+    F, R = ad.ForwardMode(), ad.ReverseMode()
+    for outer, inner in ((F, R), (R, R), (R, F)):
+        np.testing.assert_allclose(ad.hessian(loss, small, backend=ad.HigherOrder(outer, inner)), H,
+                                   rtol=1e-9, atol=1e-9)

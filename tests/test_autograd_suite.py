@@ -48,9 +48,9 @@ SCIPY_SUBSET = [
 ]
 
 
-def _run(patterns, tmp_path):
+def _run(patterns, tmp_path, backend="forward"):
     out = tmp_path / "run.json"
-    args = [sys.executable, RUNNER, "-q", "--json", str(out), "--timeout", "60"]
+    args = [sys.executable, RUNNER, "-q", "--json", str(out), "--timeout", "60", "--backend", backend]
     for p in patterns:
         args += ["-m", p]
     done = subprocess.run(args, capture_output=True, text=True, timeout=300, cwd=ROOT)
@@ -64,8 +64,10 @@ def _bad(records):
             for r in records if r["cls"] in ("wrong", "crash")]
 
 
-def test_subset_has_no_wrong_result_and_no_crash(tmp_path):
-    done, records = _run(SUBSET, tmp_path)
+@pytest.mark.parametrize("backend", ["forward", "reverse"])
+def test_subset_has_no_wrong_result_and_no_crash(tmp_path, backend):
+    """In reverse mode the derivative of order n nests reverse mode n times."""
+    done, records = _run(SUBSET, tmp_path, backend)
     assert not _bad(records), "\n".join(_bad(records))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     classes = {r["cls"] for r in records}
@@ -76,9 +78,10 @@ def test_subset_has_no_wrong_result_and_no_crash(tmp_path):
     assert {r["order"] for r in records} == {1, 2, 3}
 
 
-def test_scipy_subset_has_no_wrong_result_and_no_crash(tmp_path):
+@pytest.mark.parametrize("backend", ["forward", "reverse"])
+def test_scipy_subset_has_no_wrong_result_and_no_crash(tmp_path, backend):
     pytest.importorskip("scipy")
-    done, records = _run(SCIPY_SUBSET, tmp_path)
+    done, records = _run(SCIPY_SUBSET, tmp_path, backend)
     assert not _bad(records), "\n".join(_bad(records))
     assert sum(r["cls"] == "correct" for r in records) > 30
 

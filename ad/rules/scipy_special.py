@@ -49,6 +49,7 @@ from scipy.special import _ufuncs as scu
 
 from ..engine.forward import NOT_DIFFERENTIABLE as _ND
 from ..engine.forward import defjvp, defzero
+from ..engine.reverse import complex_checked
 
 # Python floats, so that float32 arguments keep float32 tangents
 _SQRT_PI = math.sqrt(math.pi)
@@ -363,3 +364,12 @@ defjvp(sc.ellipe, _domain(lambda ans, m: np.where(m == 0, -_PI_8, (ans - sc.elli
 defjvp(sc.ellipkm1, _domain(lambda ans, p: -_d_ellipk(ans, 1 - p)))
 # spence(z) = integral from 1 to z of log(t) / (1 - t) dt: its derivative log(z) / (1 - z), -1 at z = 1
 defjvp(sc.spence, _domain(lambda ans, z: np.where(z == 1, -1.0, np.log(z) / (1 - z))))
+
+# The functions whose reverse rules (derived from these forward rules) hold for complex values: the
+# holomorphic ones (a pullback is the derivative times the cotangent, no conjugate; see vjps_complex),
+# each checked by the dot-product test in tests/test_ad_reverse_complex.py. Not ``ive``, ``i0e``,
+# ``i1e`` (scaled by exp(-|Re z|)), nor the functions NumPy gives no complex loop.
+COMPLEX = (sc.psi, sc.gamma, sc.rgamma, sc.loggamma, sc.erf, sc.erfc, sc.erfi, sc.erfcx, sc.dawsn, sc.wofz, sc.ndtr,
+           sc.log_ndtr, sc.xlogy, sc.xlog1py, sc.spence, sc.jv, sc.yv, sc.iv, sc.kv, sc.kve, sc.hankel1, sc.hankel2,
+           sc.expm1, sc.log1p)
+complex_checked(*COMPLEX)

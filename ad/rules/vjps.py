@@ -94,29 +94,29 @@ def _outer(a, b):
 
 
 def _dot_a(u, ans, a, b):
+    """``dot(a, b)`` sums ``a``'s last axis against ``b``'s last (``b`` a vector) or second-to-last:
+    ``u``'s axes after ``a``'s others are summed against ``b``'s other axes (any ranks)."""
     na, nb = np.ndim(primal(a)), np.ndim(primal(b))
     if na == 0 or nb == 0:
         return unbroadcast(u * b, a)
     if nb == 1:
         return _outer(u, b) if na >= 2 else u * b
-    if na == 1:
-        return np.dot(b, u)
     if na == 2 and nb == 2:
         return np.dot(u, np.transpose(b))
-    raise NoRuleError("np.dot of arrays with more than two axes has no reverse-mode rule; use np.matmul or einsum")
+    rest_b = [ax for ax in range(nb) if ax != nb - 2]
+    return np.tensordot(u, b, axes=(list(range(na - 1, na - 1 + len(rest_b))), rest_b))
 
 
 def _dot_b(u, ans, a, b):
     na, nb = np.ndim(primal(a)), np.ndim(primal(b))
     if na == 0 or nb == 0:
         return unbroadcast(u * a, b)
-    if na == 1:
-        return _outer(a, u) if nb >= 2 else u * a
-    if nb == 1:
+    if na == 1 and nb <= 2:
+        return _outer(a, u) if nb == 2 else u * a
+    if na == 2 and nb <= 2:
         return np.dot(np.transpose(a), u)
-    if na == 2 and nb == 2:
-        return np.dot(np.transpose(a), u)
-    raise NoRuleError("np.dot of arrays with more than two axes has no reverse-mode rule; use np.matmul or einsum")
+    g = np.tensordot(a, u, axes=(list(range(na - 1)), list(range(na - 1))))  # (j, b's other axes...)
+    return g if nb == 1 else np.moveaxis(g, 0, nb - 2)
 
 
 defvjp(np.dot, _dot_a, _dot_b)
@@ -126,8 +126,10 @@ def _matmul_a(u, ans, a, b):
     na, nb = np.ndim(primal(a)), np.ndim(primal(b))
     if na <= 2 and nb <= 2:
         return _dot_a(u, ans, a, b)
-    if na == 1 or nb == 1:
-        raise NoRuleError("np.matmul of a vector and a stack of matrices has no reverse-mode rule yet")
+    if na == 1:  # a vector times a stack: a row vector, its axis dropped from the result
+        return unbroadcast(np.matmul(u[..., None, :], np.swapaxes(b, -1, -2))[..., 0, :], a)
+    if nb == 1:  # a stack times a vector: a column vector
+        return unbroadcast(u[..., :, None] * b, a)
     return unbroadcast(np.matmul(u, np.swapaxes(b, -1, -2)), a)
 
 
@@ -135,8 +137,10 @@ def _matmul_b(u, ans, a, b):
     na, nb = np.ndim(primal(a)), np.ndim(primal(b))
     if na <= 2 and nb <= 2:
         return _dot_b(u, ans, a, b)
-    if na == 1 or nb == 1:
-        raise NoRuleError("np.matmul of a vector and a stack of matrices has no reverse-mode rule yet")
+    if na == 1:
+        return unbroadcast(a[:, None] * u[..., None, :], b)
+    if nb == 1:
+        return unbroadcast(np.sum(a * u[..., :, None], axis=-2), b)
     return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), u), b)
 
 
@@ -173,7 +177,7 @@ defvjp(np.transpose, _transpose_vjp, None)
 defvjp(np.copy, lambda u, ans, a, *args, **kwargs: u, None)
 defvjp(np.ndarray.__copy__, lambda u, ans, a: u)
 defvjp(np.ndarray.__deepcopy__, lambda u, ans, a, memo: u, None)
-defvjp(np.swapaxes, lambda u, ans, a, i, j: np.swapaxes(u, i, j), None, None)
+defvjp(np.swapaxes, lambda u, ans, a, axis1, axis2: np.swapaxes(u, axis1, axis2), None, None)
 
 
 defvjp(np.ndarray.astype, lambda u, ans, a, dtype, *args, **kwargs: u, None)  # float dtypes (int: no tangent)

@@ -125,7 +125,7 @@ SHAPES = (
     np.rollaxis, np.full, np.dsplit, np.broadcast_arrays, np.diagflat, np.fft.fftshift, np.fft.ifftshift,
     np.ascontiguousarray, np.block, np.empty_like, np.partition, np.real_if_close, np.complex64, np.complex128,
     np.clongdouble, np.nan_to_num, np.round, np.around, np.select, np.piecewise, np.polyder, np.ediff1d,
-    np.gradient, np.linspace, np.logspace, np.geomspace, np.interp,
+    np.gradient, np.linspace, np.logspace, np.geomspace, np.interp, np.iscomplex, np.isreal,
 ) + tuple(f for f in (getattr(np, "permute_dims", None), getattr(np, "concat", None)) if f is not None)
 PRODUCTS = (np.kron, np.cross, np.inner, np.polyval, np.linalg.multi_dot, np.linalg.matrix_power, np.convolve,
             np.correlate) + tuple(

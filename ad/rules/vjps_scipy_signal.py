@@ -54,23 +54,23 @@ def _conv_full_shape(a, v):
 
 
 def _convolve_in1(u, ans, in1, in2, mode, method):
-    a, v = _p(in1), _p(in2)
-    return signal.correlate(_full(u, _conv_full_shape(a, v)), np.conjugate(v), mode="valid")  # (correlate conjugates)
+    full = _conv_full_shape(_p(in1), _p(in2))
+    return signal.correlate(_full(u, full), np.conjugate(in2), mode="valid")  # (correlate conjugates)
 
 
 def _convolve_in2(u, ans, in1, in2, mode, method):
-    a, v = _p(in1), _p(in2)
-    return signal.correlate(_full(u, _conv_full_shape(a, v)), np.conjugate(a), mode="valid")
+    full = _conv_full_shape(_p(in1), _p(in2))
+    return signal.correlate(_full(u, full), np.conjugate(in1), mode="valid")
 
 
 def _correlate_in1(u, ans, in1, in2, mode, method):  # correlate(a, v) is convolve(a, flip(v))
-    a, v = _p(in1), _p(in2)
-    return signal.correlate(_full(u, _conv_full_shape(a, v)), np.flip(v), mode="valid")
+    full = _conv_full_shape(_p(in1), _p(in2))
+    return signal.correlate(_full(u, full), np.flip(in2), mode="valid")
 
 
 def _correlate_in2(u, ans, in1, in2, mode, method):  # conjugate-linear in v: conj(sum u a) = correlate(conj u, a)
-    a, v = _p(in1), _p(in2)
-    return np.flip(signal.correlate(np.conjugate(_full(u, _conv_full_shape(a, v))), a, mode="valid"))
+    full = _conv_full_shape(_p(in1), _p(in2))
+    return np.flip(signal.correlate(np.conjugate(_full(u, full)), in1, mode="valid"))
 
 
 defvjp_named(signal.convolve, {"in1": _convolve_in1, "in2": _convolve_in2})
@@ -81,10 +81,10 @@ defvjp_named(signal.correlate, {"in1": _correlate_in1, "in2": _correlate_in2})
 
 
 def _along(one, other, u, axes):
-    one, other = _p(one), _p(other)
-    nd = max(one.ndim, other.ndim)
+    po, pt = _p(one), _p(other)  # (shapes; the operands themselves are computed with: an enclosing
+    nd = max(po.ndim, pt.ndim)   # derivative differentiates the cotangent in them)
     axes = tuple(range(nd)) if axes is None else tuple(int(ax) % nd for ax in np.atleast_1d(axes))
-    so, st = one.shape, other.shape
+    so, st = po.shape, pt.shape
     full = tuple(so[i] + st[i] - 1 if i in axes else max(so[i], st[i]) for i in range(nd))
     g = signal.fftconvolve(_full(u, full), np.flip(other, axis=axes), mode="valid", axes=axes)
     return unbroadcast(g, one)
@@ -107,30 +107,29 @@ def _two_d(fn, conjugates):
         went; ``u`` comes back from there (the padding, a constant for ``in1``, is probed as 0)."""
         a, k = _p(in1), _p(in2)
         numbers = np.arange(1, a.size + 1, dtype=np.float64).reshape(a.shape)
-        u = np.asarray(u)
-        g = zeros_for(a.size, u * k.flat[0])
+        flat_k = np.ravel(in2)  # (its elements weigh u: an enclosing derivative differentiates them)
+        g = zeros_for(a.size, np.ravel(u)[:1] * flat_k[:1])
         for j in np.flatnonzero(k):
             delta = np.zeros(k.shape)
             delta.flat[j] = 1.0
             ids = np.rint(fn(numbers, delta, mode=mode, boundary=boundary, fillvalue=0)).astype(np.int64)
             hit = ids > 0
-            np.add.at(g, ids[hit] - 1, weight(k.flat[j]) * u[hit])
-        return g.reshape(a.shape)
+            np.add.at(g, ids[hit] - 1, weight(flat_k[j]) * u[hit])
+        return np.reshape(g, a.shape)
 
     def vjp_in2(u, ans, in1, in2, mode, boundary, fillvalue):
         """Element ``j`` of ``in2`` weighs ``fn(in1, delta_j)`` (the padding included)."""
-        a, k = _p(in1), _p(in2)
-        u = np.asarray(u)
-        g = zeros_for(k.size, u * a.flat[0])
+        k = _p(in2)
+        parts = []
         for j in range(k.size):
             delta = np.zeros(k.shape)
             delta.flat[j] = 1.0
-            g[j] = weight(np.sum(u * fn(a, delta, mode=mode, boundary=boundary, fillvalue=_p(fillvalue))))
-        return g.reshape(k.shape)
+            parts.append(weight(np.sum(u * fn(in1, delta, mode=mode, boundary=boundary, fillvalue=fillvalue))))
+        return np.reshape(np.array(parts), k.shape)
 
     def vjp_fillvalue(u, ans, in1, in2, mode, boundary, fillvalue):
-        reached = fn(np.zeros(_p(in1).shape), _p(in2), mode=mode, boundary=boundary, fillvalue=1.0)
-        return np.sum(np.asarray(u) * reached)
+        reached = fn(np.zeros(_p(in1).shape), in2, mode=mode, boundary=boundary, fillvalue=1.0)
+        return np.sum(u * reached)
 
     defvjp_named(fn, {"in1": vjp_in1, "in2": vjp_in2, "fillvalue": vjp_fillvalue})
 

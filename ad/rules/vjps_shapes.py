@@ -364,9 +364,8 @@ def _stacking(fn, reshape, axis_of):
     @native_primitive
     def primitive(ctx, tup, **kwargs):
         if type(tup) not in (list, tuple):
-            if _mine(ctx, tup):
-                raise NoRuleError("numpy.%s of an array being differentiated has no reverse-mode rule; pass a "
-                                  "list of arrays" % fn.__name__)
+            if _mine(ctx, tup) and np.ndim(primal(tup)) >= 1:  # an array: the sequence of its slices along axis 0
+                return primitive(ctx, [tup[i] for i in range(len(primal(tup)))], **kwargs)
             return enclosing_call(ctx._tag, fn, (tup,), kwargs)
         parts, found = _parts(ctx, tup)
         ans = enclosing_call(ctx._tag, fn, (parts,), kwargs)

@@ -4,6 +4,7 @@ classified."""
 import importlib
 import itertools
 import math
+import os
 import time
 import warnings
 
@@ -19,11 +20,21 @@ RTOL = {1: 1e-6, 2: 1e-5, 3: 1e-4}
 AGREE = 10.0  # references agree when within AGREE * rtol of each other
 
 
+def backend():
+    """The backend every derivative of a check is taken with (``--backend``, through the
+    environment so that worker processes see it): None for ``ad``'s forward mode, else
+    ``ad.ReverseMode()`` (at order ``n``, reverse mode nested ``n`` times)."""
+    import ad
+
+    return ad.ReverseMode() if os.environ.get("AG_SUITE_BACKEND") == "reverse" else None
+
+
 def ad_derivative(prep, path, n):
     """``(value, tangent)`` from ad: the ``n``-th mixed derivative of output leaf ``path``
     along the case's directions (value: the ``n-1``-th)."""
     import ad
 
+    b = backend()
     fn = prep.fn("ad")
     kwargs = prep.kwargs
     case = prep.case
@@ -39,8 +50,8 @@ def ad_derivative(prep, path, n):
 
         def level(k, y):
             if k == n - 1:
-                return ad.jvp(F, y, dirs[k])
-            return ad.jvp(lambda z: level(k + 1, z)[1], y, dirs[k])
+                return ad.jvp(F, y, dirs[k], backend=b)
+            return ad.jvp(lambda z: level(k + 1, z)[1], y, dirs[k], backend=b)
 
         x = prep.args[i]
         return level(0, x.copy() if isinstance(x, onp.ndarray) else x)
@@ -50,8 +61,8 @@ def ad_derivative(prep, path, n):
 
     def level_line(k, coeffs):
         if k == n - 1:
-            return ad.jvp(lambda c: G(coeffs + (c,)), 0.0, 1.0)
-        return ad.jvp(lambda c: level_line(k + 1, coeffs + (c,))[1], 0.0, 1.0)
+            return ad.jvp(lambda c: G(coeffs + (c,)), 0.0, 1.0, backend=b)
+        return ad.jvp(lambda c: level_line(k + 1, coeffs + (c,))[1], 0.0, 1.0, backend=b)
 
     return level_line(0, ())
 

@@ -1,6 +1,7 @@
 """The command line (``python tools/autograd_suite.py``): options, selecting, running, reporting."""
 
 import argparse
+import os
 import sys
 import time
 
@@ -23,7 +24,10 @@ def main(argv=None):
     parser.add_argument("--list", action="store_true", help="list the selected case ids and stop")
     parser.add_argument("--show", type=int, default=0, help="rows per list (default all)")
     parser.add_argument("-q", "--quiet", action="store_true", help="only the tables")
+    parser.add_argument("--backend", choices=("forward", "reverse"), default="forward",
+                        help="the mode ad's derivatives are taken in (reverse: nested once per order)")
     opts = parser.parse_args(argv)
+    os.environ["AG_SUITE_BACKEND"] = opts.backend
     if opts.timeout <= 0 or opts.jobs <= 0:
         parser.error("--timeout and --jobs must be positive")
     if opts.report:
