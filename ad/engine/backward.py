@@ -57,13 +57,13 @@ def backward(top: Any, seed: Any, wanted: list, value: Any = None) -> list:
     the values that made it so: no pass is made again, and the derivative is ``nan`` as the value.
     """
     got = _backward(top, seed, wanted)
-    if pullbacks.UNTOUCHED[0] or all(_finite(g) for g in got) or not _finite_where_seeded(value, seed):
+    if pullbacks.UNTOUCHED.on or all(_finite(g) for g in got) or not _finite_where_seeded(value, seed):
         return got
-    pullbacks.UNTOUCHED[0] = True
+    pullbacks.UNTOUCHED.on = True
     try:
         return _backward(top, seed, wanted)
     finally:
-        pullbacks.UNTOUCHED[0] = False
+        pullbacks.UNTOUCHED.on = False
 
 
 def _finite(g):

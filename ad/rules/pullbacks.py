@@ -13,6 +13,7 @@ so that a derivative of a gradient (forward over reverse) differentiates them.
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 import dis
+import threading
 from types import FunctionType
 
 import numpy as np
@@ -69,12 +70,16 @@ class _FromJvp:
             term = call(self.jvp, (u, self.ans, *primals), self.kwargs)
         except (ZeroDivisionError, ValueError, OverflowError):  # Python numbers at a singular point
             term = call(_singular, (self.jvp, u, self.ans, primals, self.kwargs), _NO_KWARGS)
-        if UNTOUCHED[0]:
+        if UNTOUCHED.on:
             term = _zero_where_untouched(call, term, u)
         return unbroadcast(term, primals[self.i])
 
 
-UNTOUCHED = [False]  # set by the backward pass (``engine/backward.py``) when it makes a pass again
+class _Untouched(threading.local):
+    on = False  # set by the backward pass (``engine/backward.py``) when it makes a pass again, in its thread
+
+
+UNTOUCHED = _Untouched()
 
 
 def _zero_where_untouched(call, term, u):
