@@ -106,3 +106,14 @@ def test_hessians_forward_over_reverse_send_nothing_through_an_untouched_element
     x = np.array([0.0, 2.0])
     with np.errstate(all="ignore"):
         np.testing.assert_array_equal(ad.hessian(f, x, backend=ad.HigherOrder(F, R)), ad.hessian(f, x))
+
+
+def test_a_masked_number_is_a_constant_to_an_enclosing_derivative():
+    """The masked second pass replaces a number's ``0 * inf`` by a plain 0 (it was ``0.0 * term``,
+    itself ``nan`` when an enclosing derivative carried the term)."""
+    g = lambda x: np.sum(np.sqrt(x[0]) * 0.0 + x * x)  # noqa: E731  (x[0]: a number, not an array)
+    x = np.array([0.0, 1.0])
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(ad.gradient(g, x, backend=R), [0.0, 2.0])
+        for outer in (F, R):
+            np.testing.assert_array_equal(ad.hessian(g, x, backend=ad.HigherOrder(outer, R)), [[2.0, 0.0], [0.0, 2.0]])

@@ -83,18 +83,19 @@ UNTOUCHED = _Untouched()
 
 
 def _zero_where_untouched(call, term, u):
-    """``term`` with 0 where the cotangent ``u`` is 0, if it is not finite there (no ``0 * inf``)."""
+    """``term`` with 0 where the cotangent ``u`` is 0, if it is not finite there (no ``0 * inf``): a
+    constant 0, which an enclosing derivative sees as one."""
     p, pu = primal(term), primal(u)
-    if type(p) is not np.ndarray:
-        if isinstance(p, (float, complex, np.number)) and not np.isfinite(p) and np.all(pu == 0):
-            return call(np.multiply, (term, 0.0), _NO_KWARGS) if p is not term else 0.0 * np.isfinite(p)
+    finite = np.isfinite(p)
+    if np.all(finite):
         return term
-    if p.dtype.kind not in "fc" or bool(np.isfinite(p).all()):
+    untouched = np.broadcast_to(pu == 0, np.shape(p)) & ~finite
+    if not np.any(untouched):
         return term
-    untouched = np.broadcast_to(pu == 0, p.shape) & ~np.isfinite(p)
-    if not untouched.any():
-        return term
-    return call(np.where, (untouched, np.zeros((), dtype=p.dtype), term), _NO_KWARGS)
+    zero = np.zeros((), dtype=np.result_type(p))
+    if type(p) is not np.ndarray:  # a number: all of it
+        return zero[()]
+    return call(np.where, (untouched, zero, term), _NO_KWARGS)
 
 
 _NO_KWARGS: dict = {}
