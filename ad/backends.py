@@ -215,21 +215,13 @@ class ReverseMode(Backend):
         g = g.astype(np.result_type(g, np.asarray(inp.value).dtype), copy=False)
         return output, complex(g) if inp.kind == "scalar" else g
 
-    def rows(self, parts: list, leaves: list, inp: Input, start: int, stop: int, both: bool = False) -> Any:
+    def rows(self, parts: list, leaves: list, inp: Input, start: int, stop: int) -> np.ndarray:
         """Rows ``start:stop`` of the Jacobian (output elements raveled) of a recorded run, one
         backward pass each (two for a complex output element): an array ``(stop - start, inp.size)``.
 
         With the pairing ``Re(sum(u * t))``, the seed ``u = 1`` gives the real parts of the derivatives
         along the input's real directions (the real parts of the cotangents), and ``u = -1j`` their
-        imaginary parts; a complex input is taken along its real directions, as in forward mode.
-        ``both``: ``(rows along the real directions, rows along the imaginary ones)`` (a complex input)."""
-        if both:
-            pairs = [self._both_rows(v, node, leaves, inp, start, stop, first)
-                     for (v, node), first in zip(parts, _starts(parts))]
-            re = [r for pair in pairs for r in pair[0]]
-            im = [r for pair in pairs for r in pair[1]]
-            empty = np.zeros((0, inp.size), dtype=complex)
-            return (np.array(re) if re else empty), (np.array(im) if im else empty)
+        imaginary parts; a complex input is taken along its real directions, as in forward mode."""
         rows = []
         first = 0
         complex_input = any(not leaf.real for leaf in leaves)
@@ -243,27 +235,28 @@ class ReverseMode(Backend):
         return np.array(rows) if rows else np.zeros((0, inp.size))  # (a new array, as np.stack's, in C)
 
     @staticmethod
-    def _both_rows(v, node, leaves, inp, start, stop, first):
-        """Rows ``start:stop`` of the output part ``v`` (its elements from ``first``) along the real and
-        the imaginary directions of a complex input: the cotangent ``c`` of the seed 1 gives the real
-        part's derivative ``Re(c)`` along a real direction and ``-Im(c)`` along an imaginary one; the
-        seed ``-1j`` gives the imaginary part's, where the output is complex."""
+    def _complex_rows(parts, leaves, inp):
+        """``(J_re, J_im)``: the Jacobian along the real and along the imaginary directions of a complex
+        input. The cotangent ``c`` of the seed 1 gives the real part's derivative, ``Re(c)`` along a
+        real direction and ``-Im(c)`` along an imaginary one; the seed ``-1j`` the imaginary part's,
+        where the output is complex."""
         re, im = [], []
-        size = math.prod(np.shape(v))
-        for i in range(max(start, first), min(stop, first + size)):
-            if node is None:
-                re.append(np.zeros(inp.size, dtype=complex))
-                im.append(np.zeros(inp.size, dtype=complex))
-                continue
-            seed = 1.0 if not np.ndim(v) else _unit_seed(np.shape(v), i - first)
-            c = _row(tape.backward(node, seed, leaves, v), inp).astype(complex)
-            r, m = np.real(c) + 0j, -np.imag(c) + 0j
-            if not node.real:
-                c2 = _row(tape.backward(node, -1j * seed, leaves, v), inp).astype(complex)
-                r, m = r + 1j * np.real(c2), m - 1j * np.imag(c2)
-            re.append(r)
-            im.append(m)
-        return re, im
+        for v, node in parts:
+            for i in range(math.prod(np.shape(v))):
+                if node is None:
+                    re.append(np.zeros(inp.size, dtype=complex))
+                    im.append(np.zeros(inp.size, dtype=complex))
+                    continue
+                seed = 1.0 if not np.ndim(v) else _unit_seed(np.shape(v), i)
+                c = _row(tape.backward(node, seed, leaves, v), inp).astype(complex)
+                r, m = np.real(c) + 0j, -np.imag(c) + 0j
+                if not node.real:
+                    c2 = _row(tape.backward(node, -1j * seed, leaves, v), inp).astype(complex)
+                    r, m = r + 1j * np.real(c2), m - 1j * np.imag(c2)
+                re.append(r)
+                im.append(m)
+        empty = np.zeros((0, inp.size), dtype=complex)
+        return (np.array(re) if re else empty), (np.array(im) if im else empty)
 
     def pullback(self, f: Callable[[Any], Any], inp: Input, who: str) -> tuple[Any, Callable[[Any], Any]]:
         """``(output, pull)``: ``f`` recorded once; ``pull(w)`` (``w`` shaped like the output) is ``wᵀ J``,
@@ -294,14 +287,13 @@ class ReverseMode(Backend):
         d = np.reshape(np.asarray(directions), (-1, inp.size))
         if np.iscomplexobj(d) and inp.complex and np.any(np.imag(d)):  # (in this process, executor or not)
             output, parts, leaves = self._record(f, inp, who)
-            J_re, J_im = self.rows(parts, leaves, inp, 0, math.prod(output.shape), both=True)
+            J_re, J_im = self._complex_rows(parts, leaves, inp)
             tangents = np.real(d) @ J_re.T + np.imag(d) @ J_im.T
             if all(node is None or node.real for _, node in parts):  # a real output has real tangents
                 tangents = np.real(tangents)
         else:
             output, J = self.jacobian(f, inp, who)
-            tangents = np.tensordot(d, np.reshape(J, (-1, inp.size)), axes=([1], [1]))
-            tangents = _precision_kept(tangents, inp, (), J.dtype, np.result_type(primal(d)))
+            tangents = np.tensordot(d, np.reshape(J, (-1, inp.size)), axes=([1], [1]))  # (J's precision kept)
         return output, np.reshape(tangents, (len(d),) + tuple(output.shape))
 
 
@@ -321,15 +313,6 @@ def _precision_kept(a, inp, parts, *dtypes):
     if a.dtype.kind == "c":
         target = np.result_type(target, np.complex64)
     return a.astype(target) if np.dtype(target).itemsize < a.dtype.itemsize else a
-
-
-def _starts(parts):
-    """The flat index of each output part's first element."""
-    starts, k = [], 0
-    for v, _ in parts:
-        starts.append(k)
-        k += math.prod(np.shape(v))
-    return starts
 
 
 def _unit_seed(shape, flat_index):

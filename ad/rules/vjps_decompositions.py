@@ -22,7 +22,7 @@ from context.tagging.values import primal
 from ..engine.forward import NOT_DIFFERENTIABLE, NoRuleError
 from ..engine.reverse import defvjp
 from .special import conjugate_sign
-from .vjps_linalg import _as_matrix, mT, right_solve, triangle_adjoint, tuple_rule
+from .vjps_linalg import _as_matrix, mH, mT, right_solve, triangle_adjoint, tuple_rule
 
 
 def _shape(x):
@@ -56,25 +56,21 @@ def _conjugated(adjoint):
     def bilinear(ubar, u, s, vh):
         if not np.iscomplexobj(primal(u)):
             return adjoint(ubar, u, s, vh, mT)
-        return np.conjugate(adjoint(np.conjugate(ubar), u, s, vh, _mH))
+        return np.conjugate(adjoint(np.conjugate(ubar), u, s, vh, mH))
 
     return bilinear
 
 
-def _mH(x):
-    return np.conjugate(mT(x))
-
-
 def _u_adjoint(ubar, u, s, vh, h):
-    """The transpose of forward mode's ``dU`` (``h``: the conjugate transpose for complex values,
-    where the phases' change that forward mode puts in U adds ``1j Im(diag(U^H ubar)) / s``)."""
+    """The transpose of forward mode's ``dU`` (``h``: ``mH`` for complex values, where the phases'
+    change that forward mode puts in U adds ``1j Im(diag(U^H ubar)) / s``; else ``mT``)."""
     m, k = _shape(u)[-2], _shape(s)[-1]
     u1, v1h, row = u[..., :, :k], vh[..., :k, :], s[..., None, :]
     ubar1 = ubar[..., :, :k]
     omega = h(u1) @ ubar1
     b = _gaps(s) * omega
     dbar = (b + h(b)) * row
-    if h is _mH:
+    if h is mH:
         dbar = dbar + np.eye(k) * (1j * np.imag(np.diagonal(omega, axis1=-2, axis2=-1)) / s)[..., None, :]
     g = u1 @ dbar @ v1h
     if m > k:
@@ -177,7 +173,7 @@ def _qr_square_part(q, r, qbar, rbar):
     if rbar is not None:
         c = rbar @ mT(r)
         omega, cbar = omega - c, cbar + c
-    cbar = cbar + (omega - (_mH(omega) if cplx else mT(omega))) * low
+    cbar = cbar + (omega - (mH(omega) if cplx else mT(omega))) * low
     if cplx:
         cbar = cbar + 1j * np.imag(omega) * np.eye(k)
     return right_solve(rest + (np.conj(q) if cplx else q) @ cbar, mT(r))
@@ -200,7 +196,7 @@ def qr_cotangent(a, q, r, qbar, rbar):
     q1, r1 = q[..., :, :n], r[..., :n, :]
     g = _qr_square_part(q1, r1, None if qbar is None else qbar[..., :, :n], None if rbar is None else rbar[..., :n, :])
     if qbar is not None and _shape(q)[-1] > n:  # complete: the complement's columns
-        rest = _mH(qbar[..., :, n:]) @ conj(q1) if cplx else mT(qbar[..., :, n:]) @ q1
+        rest = mH(qbar[..., :, n:]) @ conj(q1) if cplx else mT(qbar[..., :, n:]) @ q1
         g = g - right_solve(conj(q[..., :, n:]) @ rest, mT(r1))
     return g
 

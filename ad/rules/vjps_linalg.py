@@ -42,6 +42,11 @@ def mT(x):
     return np.swapaxes(x, -1, -2)
 
 
+def mH(x):
+    """The conjugate transpose (of the last two axes)."""
+    return np.conjugate(mT(x))
+
+
 def right_solve(x, r):
     """``x r^-1`` (stacks broadcast)."""
     return mT(np.linalg.solve(mT(r), mT(x)))
@@ -55,7 +60,7 @@ def triangle_adjoint(s, lower):
     m = _shape(s)[-1]
     strict = np.tri(m, k=-1) if lower else np.tri(m, k=-1).T
     if np.iscomplexobj(primal(s)):
-        return (s + np.conjugate(mT(s))) * strict + np.real(s) * np.eye(m)
+        return (s + mH(s)) * strict + np.real(s) * np.eye(m)
     return (s + mT(s)) * strict + s * np.eye(m)
 
 
@@ -164,8 +169,8 @@ def cholesky_adjoint(lbar, low, lower):
     phi = p * np.tri(m, k=-1) + p * (0.5 * np.eye(m))
     if np.iscomplexobj(primal(low)) or np.iscomplexobj(primal(lbar)):
         # a = L L^H: L^-T phi conj(L)^-1, and the Hermitian part (the pairing Re(sum(u * t)) transposes)
-        s = np.linalg.solve(mT(low), mT(np.linalg.solve(np.conjugate(mT(low)), mT(phi))))
-        return triangle_adjoint(0.5 * (s + np.conjugate(mT(s))), lower)
+        s = np.linalg.solve(mT(low), mT(np.linalg.solve(mH(low), mT(phi))))
+        return triangle_adjoint(0.5 * (s + mH(s)), lower)
     s = np.linalg.solve(mT(low), mT(np.linalg.solve(mT(low), mT(phi))))  # L^-T phi L^-1
     return triangle_adjoint(0.5 * (s + mT(s)), lower)
 
@@ -173,7 +178,7 @@ def cholesky_adjoint(lbar, low, lower):
 def _cholesky_vjp(u, ans, a, upper=False):
     if upper:  # U = L^H: for complex values, conjugate-linear in L
         if np.iscomplexobj(primal(ans)):
-            return cholesky_adjoint(np.conjugate(mT(u)), np.conjugate(mT(ans)), False)
+            return cholesky_adjoint(mH(u), mH(ans), False)
         return cholesky_adjoint(mT(u), mT(ans), False)
     return cholesky_adjoint(u, ans, True)
 
@@ -203,9 +208,8 @@ def _eigvecs_cotangent(u, w, v, lower):
 
 
 def _eigh_plan(a, *args, **kwargs):
-    vectors = lambda u, res, a, *args, **kwargs: _eigvecs_cotangent(u, res[0], res[1], _uplo(args, kwargs))  # noqa: E731
     return [(lambda u, res, a, *args, **kwargs: _eigvals_cotangent(u, res[0], res[1], _uplo(args, kwargs)),),
-            (vectors,)]
+            (lambda u, res, a, *args, **kwargs: _eigvecs_cotangent(u, res[0], res[1], _uplo(args, kwargs)),)]
 
 
 def _eigvalsh_vjp(u, ans, a, *args, **kwargs):
@@ -214,30 +218,20 @@ def _eigvalsh_vjp(u, ans, a, *args, **kwargs):
     return _eigvals_cotangent(u, w, v, lower)
 
 
-def _eigvals_vjp(u, ans, a):
-    """``eigvals`` is holomorphic where the eigenvalues are distinct: ``dw = diag(V^-1 da V)``, so the
-    cotangent of ``a`` is ``V^-T diag(u) V^T`` (``u`` put in ``eig``'s order, as forward mode matches them)."""
-    w, v = np.linalg.eig(a)
-    n = _shape(w)[-1]
-    nearest = np.argmin(np.abs(np.asarray(primal(ans))[..., :, None] - np.asarray(primal(w))[..., None, :]), axis=-1)
-    pick = (nearest[..., :, None] == np.arange(n)).astype(float)
-    uw = (mT(pick) @ u[..., :, None])[..., 0]
-    return np.linalg.solve(mT(v), uw[..., :, None] * mT(v))
-
-
-tuple_rule(np.linalg.eigh, _eigh_plan)
-def _eig_values_vjp(u, res, a):
-    """``dw = diag(V^-1 dA V)``: the cotangent of ``a`` is ``V^-T diag(u) V^T``."""
+def eig_values_vjp(u, res, a, *args, **kwargs):
+    """``eig``'s eigenvalues: ``dw = diag(V^-1 dA V)``, so the cotangent of ``a`` is ``V^-T diag(u) V^T``
+    (holomorphic where the eigenvalues are distinct). ``res``: ``(w, v)``."""
     v = res[1]
     return np.linalg.solve(mT(v), u[..., :, None] * mT(v))
 
 
-def _eig_vectors_vjp(u, res, a):
+def eig_vectors_vjp(u, res, a, *args, **kwargs):
     """The transpose of forward mode's eigenvector tangent (``decompositions.eig_tangent``), step by
     step from its last: the largest-modulus component kept real (complex vectors), unit length kept,
     ``dV = V (F * M)`` with ``F = 1 / (w_j - w_i)`` off the diagonal and ``M = V^-1 dA V``."""
     w, v = res
-    if np.iscomplexobj(primal(v)):
+    cplx = np.iscomplexobj(primal(v))
+    if cplx:
         n = _shape(v)[-1]
         k = np.argmax(np.abs(primal(v)), axis=-2)
         pick = (np.arange(n)[:, None] == k[..., None, :]).astype(float)
@@ -245,7 +239,7 @@ def _eig_vectors_vjp(u, res, a):
         s = np.sum(u * v, axis=-2, keepdims=True)
         u = u - pick * (1j * np.imag(s) / vk)
     q = np.sum(u * v, axis=-2, keepdims=True)
-    u = u - (np.conjugate(v) if np.iscomplexobj(primal(v)) else v) * np.real(q)
+    u = u - (np.conjugate(v) if cplx else v) * np.real(q)
     eye = np.eye(_shape(w)[-1])
     with np.errstate(divide="ignore", invalid="ignore"):
         f = (1 - eye) / (w[..., None, :] - w[..., :, None] + eye)
@@ -253,9 +247,20 @@ def _eig_vectors_vjp(u, res, a):
     return np.linalg.solve(mT(v), mbar @ mT(v))
 
 
-tuple_rule(np.linalg.eig, lambda a: [(_eig_values_vjp,), (_eig_vectors_vjp,)])
+def eigvals_vjp(u, ans, a, *args, **kwargs):
+    """``eigvals``: ``u`` put in ``eig``'s order (forward mode matches them the same way), then as
+    ``eig``'s eigenvalues."""
+    w, v = np.linalg.eig(a)
+    n = _shape(w)[-1]
+    nearest = np.argmin(np.abs(np.asarray(primal(ans))[..., :, None] - np.asarray(primal(w))[..., None, :]), axis=-1)
+    pick = (nearest[..., :, None] == np.arange(n)).astype(float)
+    return eig_values_vjp((mT(pick) @ u[..., :, None])[..., 0], (w, v), a)
+
+
+tuple_rule(np.linalg.eigh, _eigh_plan)
+tuple_rule(np.linalg.eig, lambda a: [(eig_values_vjp,), (eig_vectors_vjp,)])
 defvjp(np.linalg.eigvalsh, _eigvalsh_vjp, ND)
-defvjp(np.linalg.eigvals, _eigvals_vjp)
+defvjp(np.linalg.eigvals, eigvals_vjp)
 
 
 # ------------------------------------------------------------------ pinv, lstsq
@@ -269,7 +274,7 @@ def pinv_adjoint(a, p, pbar):
     out = -(mT(p) @ pbar @ mT(p))
     # the other terms hold dA^H: for complex values their cotangents are conjugated (pairing Re(sum(u * t)))
     complex_ = np.iscomplexobj(primal(p)) or np.iscomplexobj(primal(pbar))
-    h = (lambda m: np.conjugate(mT(m))) if complex_ else mT
+    h = mH if complex_ else mT
     conj = np.conjugate if complex_ else (lambda m: m)
     if not bool(np.all(rank == rows)):
         out = out + conj((np.eye(rows) - a @ p) @ mT(pbar) @ (p @ h(p)))

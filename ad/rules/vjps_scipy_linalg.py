@@ -1,7 +1,7 @@
 """Reverse-mode rules for ``scipy.linalg`` (loaded when it is imported): ``solve``,
 ``solve_triangular``, ``cholesky``, ``cho_factor``, ``cho_solve``, ``lu_factor``, ``lu_solve``, ``inv``,
-``det``, ``eigh`` (``eigvalsh`` through it), ``eig`` and ``eigvals`` (as NumPy's), ``expm``, ``logm``, ``sqrtm``, ``solve_sylvester``,
-``solve_continuous_lyapunov`` and ``solve_discrete_lyapunov``.
+``det``, ``eigh`` (``eigvalsh`` through it), ``eig`` and ``eigvals`` (as NumPy's), ``expm``, ``logm``,
+``sqrtm``, ``solve_sylvester``, ``solve_continuous_lyapunov`` and ``solve_discrete_lyapunov``.
 
 Conventions are the forward rules' (``scipy_linalg.py``), transposed:
 
@@ -37,8 +37,8 @@ from .scipy_linalg_common import _perm_matrix, _read
 from .scipy_linalg_functions import _by_blocks
 from .scipy_linalg_solvers import _trans
 from .vjps_linalg import (
-    _eig_values_vjp, _eig_vectors_vjp, _eigvals_cotangent, _eigvals_vjp, _eigvecs_cotangent, cholesky_adjoint, inv_transposed, mT, right_solve, triangle_adjoint,
-    tuple_rule,
+    _eigvals_cotangent, _eigvecs_cotangent, cholesky_adjoint, eig_values_vjp, eig_vectors_vjp, eigvals_vjp,
+    inv_transposed, mH, mT, right_solve, triangle_adjoint, tuple_rule,
 )
 
 ND = NOT_DIFFERENTIABLE
@@ -147,7 +147,7 @@ def _factor_cotangent(u, c, low):
     if low:
         return cholesky_adjoint(u * mask, c * mask, True)
     # the upper factor is L^H: for complex values, conjugate-linear in L
-    h = (lambda x: np.conjugate(mT(x))) if np.iscomplexobj(primal(c)) else mT
+    h = mH if np.iscomplexobj(primal(c)) else mT
     return cholesky_adjoint(h(u * mask), h(c * mask), False)
 
 
@@ -186,7 +186,7 @@ def _cho_c(u, ans, c, lower, b, *args, **kwargs):
     mask = np.tri(m) if low else 1 - np.tri(m, k=-1)
     f = c * mask
     if np.iscomplexobj(primal(c)) or np.iscomplexobj(primal(g)):  # a = f f^H (lower) or f^H f
-        g, f = g + np.conjugate(mT(g)), np.conjugate(f)
+        g, f = g + mH(g), np.conjugate(f)
     else:
         g = g + mT(g)
     return unbroadcast((g @ f if low else f @ g) * mask, c)  # a = f f^T (lower) or f^T f
@@ -330,9 +330,8 @@ def _sl_eig_plan(a, *args, **kwargs):
         raise NoRuleError("scipy.linalg.eig with b, left=True or homogeneous_eigvals has no reverse-mode rule; "
                           "use ad.ForwardMode()")
     if not opts.get("right", True):
-        return (lambda u, ans, a, *args, **kwargs: _eigvals_vjp(u, ans, a),)
-    return [(lambda u, res, a, *args, **kwargs: _eig_values_vjp(u, res, a),),
-            (lambda u, res, a, *args, **kwargs: _eig_vectors_vjp(u, res, a),)]
+        return (eigvals_vjp,)
+    return [(eig_values_vjp,), (eig_vectors_vjp,)]
 
 
 def _sl_eigvals_plan(a, *args, **kwargs):
@@ -340,12 +339,11 @@ def _sl_eigvals_plan(a, *args, **kwargs):
     if opts.get("b") is not None or opts.get("homogeneous_eigvals", False):
         raise NoRuleError("scipy.linalg.eigvals with b or homogeneous_eigvals has no reverse-mode rule; "
                           "use ad.ForwardMode()")
-    return (lambda u, ans, a, *args, **kwargs: _eigvals_vjp(u, ans, a),)
+    return (eigvals_vjp,)
 
 
 tuple_rule(sl.eig, _sl_eig_plan, "scipy.linalg.eig")
 tuple_rule(sl.eigvals, _sl_eigvals_plan, "scipy.linalg.eigvals")
-
 
 
 # ------------------------------------------------------------------ matrix functions
