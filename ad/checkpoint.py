@@ -95,7 +95,7 @@ class _Pull:
         g = self.recompute.cotangents(u)[self.i]
         return np.zeros(np.shape(primal(self.recompute.primals[self.i]))) if g is None else g
 
-    def detach(self, root):
+    def detach(self, root, below=None):
         """Keep copies of the saved inputs in memory block ``root`` (about to be written)."""
         self.recompute.primals = [p.copy() if type(p) is np.ndarray and _root(p) is root else p
                                   for p in self.recompute.primals]

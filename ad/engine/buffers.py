@@ -20,6 +20,7 @@ from context.tagging.arrays import per_buffer, root_of
 from context.tagging.values import Tagged, live, primal
 
 from .dual_array import make_dual
+from .saves import before_write
 from .traced import TracedArray, make_traced
 from ..rules.tangents import chunk_shape, lead_axes
 
@@ -182,6 +183,7 @@ def write(a, key, value, below=None):
         value = lift(value, below)
     tags = [t for t in live_tags(a) if below is None or t.serial < below.serial]
     if not isinstance(value, Tagged):
+        before_write(a)  # a reverse-mode run enclosing this derivative may have saved it
         a[key] = value
         _zero(a, key, tags)
         return

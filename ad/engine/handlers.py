@@ -25,6 +25,7 @@ from context.tagging.guard import NativeGuard
 from . import buffers
 from .dual_array import DualArray
 from .mutation import assign
+from .saves import RUNS, before_write
 
 declare_engine_code(__file__)
 
@@ -48,6 +49,29 @@ def handler(a, b):
         b = lift_if(b)
     return a %s b
 """
+
+
+_MUTATING_METHODS = frozenset(["fill", "sort", "put", "partition", "resize", "itemset", "setfield", "byteswap",
+                               "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ipow__"])
+_MUTATING_FUNCTIONS = frozenset(id(f) for f in (np.copyto, np.place, np.putmask, np.put, np.put_along_axis,
+                                                np.fill_diagonal))
+
+
+def before_native_write(f, args, kwargs):
+    """Native ``f`` called with these arguments may write into an array (``out=``, ``np.copyto``,
+    ``ndarray.fill`` and the other mutating methods, ``ufunc.at``): the reverse-mode runs that
+    saved that array's memory keep copies first (``saves``)."""
+    out = kwargs.get("out") if kwargs else None
+    if out is not None:
+        for a in (out if type(out) is tuple else (out,)):
+            before_write(a)
+    owner = getattr(f, "__self__", None)
+    if type(owner) is ndarray and getattr(f, "__name__", None) in _MUTATING_METHODS:
+        before_write(owner)
+    elif id(f) in _MUTATING_FUNCTIONS and args:
+        before_write(args[0])
+    elif type(owner) is np.ufunc and getattr(f, "__name__", None) == "at" and args:
+        before_write(args[0])
 
 
 _VIEW_METHODS = frozenset({"reshape", "ravel", "transpose", "swapaxes", "squeeze"})  # a view when NumPy can
@@ -138,11 +162,12 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
 
     def _inplace(iop, op):
         def handler(a, b):
-            if type(a) is ndarray and (
-                isinstance(b, Tagged) or has_shadow(a) or (type(b) is ndarray and has_shadow(b))
-            ):
-                assign(a, Ellipsis, op(lift(a), lift(b) if type(b) is ndarray else b))
-                return a
+            if type(a) is ndarray:
+                if isinstance(b, Tagged) or has_shadow(a) or (type(b) is ndarray and has_shadow(b)):
+                    assign(a, Ellipsis, op(lift(a), lift(b) if type(b) is ndarray else b))
+                    return a
+                if RUNS:  # constants: the reverse-mode runs' saved arrays keep their values
+                    before_write(a)
             return iop(a, b)
 
         handler.__name__ = iop.__name__
@@ -170,6 +195,8 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
         """The tagging guard, with buffers that stand for values being differentiated seen as the ``DualArray`` they stand for."""
 
         def call(self, f, args, kwargs, run=None, /):
+            if RUNS:
+                before_native_write(f, args, kwargs)
             owner = getattr(f, "__self__", None)
             if (views_free and type(owner) is ndarray and getattr(f, "__name__", None) in _VIEW_METHODS
                     and not _holds_tagged(args)):

@@ -246,7 +246,7 @@ def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
                 del kwargs["masked"]
             elif out is not None:  # constants only: a plain write, seen by the tape
                 for a in (out if type(out) is tuple else (out,)):
-                    reverse_writes.before_write(ctx, a)
+                    reverse_writes.before_write(a)
         t = ctx._tag
         for i, node in enumerate(nodes):
             if node is not None and makers[i if i <= last else last] is NOT_DIFFERENTIABLE:

@@ -98,8 +98,7 @@ def _rule(fn, where, names, indices, holds, assign):
         args = bound_arguments(fn, names, args, kwargs)
         target, rest = args[0], args[1:]
         if not (holds(ctx, target) or any(holds(ctx, v) for v in rest)):  # constants: a plain write
-            if getattr(type(ctx), "records_writes", False):
-                reverse_writes.before_write(ctx, primal(target))
+            reverse_writes.before_write(primal(target))  # the tape's saved arrays keep their values
             return enclosing_call(ctx._tag, fn, tuple(args), {})
         if indices is not None and holds(ctx, args[indices]):
             raise NoRuleError("%s: the indices carry a derivative; they must be constants" % fn.__name__)

@@ -25,9 +25,10 @@ from ..engine.broadcast_sums import number as _number, unbroadcast  # noqa: F401
 
 
 
-def _detached(values, root):
+def _detached(values, root, below=None):
     """``values`` with the arrays of memory block ``root`` (plain, or carrying an enclosing forward
-    derivative's tangents) replaced by copies of them as they stand now."""
+    derivative's tangents) replaced by copies of them as they stand now, with the tangents of the
+    forward derivatives older than tag ``below`` (the saving run's: see ``buffers.snapshot``)."""
     out = list(values)
     for i, v in enumerate(out):
         m = v if type(v) is np.ndarray else primal(v)
@@ -36,7 +37,7 @@ def _detached(values, root):
             while isinstance(r.base, np.ndarray):
                 r = r.base
             if r is root:
-                out[i] = snapshot(v)
+                out[i] = snapshot(v, below)
     return out
 
 
@@ -50,9 +51,9 @@ class _FromJvp:
         self.trimmed = False  # whether arrays its rule does not read were dropped (see ``trim``)
         self.mask = None  # where= of a ufunc: the elements computed (the others send nothing back)
 
-    def detach(self, root):
-        """Keep copies of the saved arrays in memory block ``root`` (about to be written)."""
-        self.primals, self.ans = _detached(self.primals, root), _detached([self.ans], root)[0]
+    def detach(self, root, below=None):
+        """Keep copies of the saved arrays in memory block ``root`` (about to be written), as values of the run of tag ``below``."""
+        self.primals, self.ans = _detached(self.primals, root, below), _detached([self.ans], root, below)[0]
 
     def __call__(self, u):
         return self.applied(_direct, u)
@@ -227,9 +228,9 @@ class _FromVjp:
         self.vjp, self.ans, self.primals, self.kwargs = vjp, ans, primals, kwargs
         self.trimmed = False
 
-    def detach(self, root):
-        """Keep copies of the saved arrays in memory block ``root`` (about to be written)."""
-        self.primals, self.ans = _detached(self.primals, root), _detached([self.ans], root)[0]
+    def detach(self, root, below=None):
+        """Keep copies of the saved arrays in memory block ``root`` (about to be written), as values of the run of tag ``below``."""
+        self.primals, self.ans = _detached(self.primals, root, below), _detached([self.ans], root, below)[0]
 
     def __call__(self, u):
         return self.vjp(u, self.ans, *self.primals, **self.kwargs)

@@ -369,8 +369,8 @@ class _MultiDotPart:
     def __init__(self, arrays, i):
         self.arrays, self.i = arrays, i
 
-    def detach(self, root):
-        self.arrays = _detached(self.arrays, root)
+    def detach(self, root, below=None):
+        self.arrays = _detached(self.arrays, root, below)
 
     def __call__(self, u):
         mats, i = list(self.arrays), self.i

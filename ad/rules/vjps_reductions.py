@@ -449,8 +449,8 @@ class _EinsumPull:
     def __init__(self, ans, primals, kwargs, i):
         self.primals, self.kwargs, self.i = primals, kwargs, i
 
-    def detach(self, root):
-        self.primals = _detached(self.primals, root)
+    def detach(self, root, below=None):
+        self.primals = _detached(self.primals, root, below)
 
     def __call__(self, u):
         subscripts, positions = _einsum_form(self.primals)

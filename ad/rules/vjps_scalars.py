@@ -42,8 +42,8 @@ class _Pull:
     def __init__(self, fn, *saved):
         self.fn, self.saved = fn, saved
 
-    def detach(self, root):
-        self.saved = tuple(_detached(self.saved, root))
+    def detach(self, root, below=None):
+        self.saved = tuple(_detached(self.saved, root, below))
 
     def __call__(self, u):
         return self.fn(u, *self.saved)

@@ -173,7 +173,7 @@ def _masked_write(fn, names, cycled_by_position):
             raise TypeError("%s takes 3 arguments (%s)" % (qualified_name(fn), ", ".join(names)))
         target, mask, values = bound
         if not (_mine(ctx, target) or _mine(ctx, values) or _versioned(target)):
-            reverse_writes.before_write(ctx, primal(target))  # constants: the tape's saved arrays keep their values
+            reverse_writes.before_write(primal(target))  # constants: the tape's saved arrays keep their values
             return enclosing_call(ctx._tag, fn, (primal(target), mask, values), {})
         if _mine(ctx, mask):
             raise NoRuleError("%s: the mask carries a derivative; it must be a constant" % qualified_name(fn))
@@ -203,7 +203,7 @@ _masked_write(np.place, ("arr", "mask", "vals"), cycled_by_position=False)
 @native_primitive
 def _copyto(ctx, dst, src, casting="same_kind", where=True):
     if not (_mine(ctx, dst) or _mine(ctx, src) or _versioned(dst)):
-        reverse_writes.before_write(ctx, dst)  # constants: the tape's saved arrays keep their values
+        reverse_writes.before_write(dst)  # constants: the tape's saved arrays keep their values
         return enclosing_call(ctx._tag, np.copyto, (dst, src), {"casting": casting, "where": where})
     if _mine(ctx, where):
         raise NoRuleError("np.copyto: the where= mask carries a derivative; it must be a constant")
@@ -229,7 +229,7 @@ def _ufunc_at(ctx, ufunc, a, indices, b=None):
     the scattered sum of ``b`` (finite-element assembly); other ufuncs' ``at`` raise NoRuleError."""
     name = "np.%s.at" % getattr(ufunc, "__name__", "ufunc")
     if not (_mine(ctx, a) or _mine(ctx, b) or _versioned(a)):
-        reverse_writes.before_write(ctx, primal(a))  # constants: the tape's saved arrays keep their values
+        reverse_writes.before_write(primal(a))  # constants: the tape's saved arrays keep their values
         rest = () if b is None else (b,)
         return enclosing_call(ctx._tag, ufunc.at, (primal(a), indices) + rest, {})
     if ufunc is not np.add and ufunc is not np.subtract:
