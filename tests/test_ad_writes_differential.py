@@ -62,3 +62,18 @@ def test_random_programs_that_write_nested_every_way(seed):
             assert REFUSED in str(e) and name == "reverse over forward", (name, program(seed), e)
             continue
         assert np.allclose(got, H, rtol=1e-8, atol=1e-10 * scale), (name, program(seed), got, H)
+
+
+def test_reverse_over_forward_refuses_few_programs():
+    """Reverse over forward of code that writes: most random programs differentiate (the rest are the
+    documented refusal: in-place operators on views of buffers holding both derivatives' values)."""
+    seeds = range(0, 120, 2)
+    refused = 0
+    for seed in seeds:
+        f = _function(seed)
+        try:
+            ad.jacobian(lambda y: ad.gradient(f, y, backend=ad.ForwardMode()), X, backend=R)
+        except (ad.NoRuleError, TypeError) as e:
+            assert REFUSED in str(e), (program(seed), e)
+            refused += 1
+    assert refused <= len(seeds) // 3, refused  # 17 of 60 now; 40 before reverse over forward wrote

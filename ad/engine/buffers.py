@@ -52,30 +52,46 @@ def has_any_shadow():
 
 
 def has_shadow(a):
-    """Whether ndarray ``a`` shares memory that holds tangents of a live AD run."""
+    """Whether ndarray ``a`` shares memory that holds tangents of a live AD run (or the versions of a
+    reverse-mode run that the forward derivative running now is nested in)."""
     root = root_of(a)
     entries = _shadows.get(id(root))
-    if REVERSE_VERSIONS and REVERSE_VERSIONS.get(id(root)):
-        _refuse_reverse(root)
+    if REVERSE_VERSIONS and REVERSE_VERSIONS.get(id(root)) and _reverse_layer(root, None) is not None:
+        return True
     return bool(entries) and bool(live_tags(a))
 
 
-def _refuse_reverse(root):
-    """Forward mode met a buffer that a live reverse-mode run wrote values being differentiated into:
-    refused when the forward run is newer than that reverse run (nested in it: the reverse run's
-    tape would not see what the forward run computes from the buffer). An older forward run (a
-    Hessian forward over reverse) reads the buffer with the tangents it keeps itself."""
-    running = [t for t in REVERSE_VERSIONS[id(root)] if not t.finished]
-    if not running:
-        return
+def _is_reverse(t):
+    return getattr(type(t.context), "records_writes", False)
+
+
+def _reverse_layer(root, below):
+    """The newest live reverse-mode run holding versions of buffer ``root`` that the forward code
+    running now reads through: one that the running forward derivative is nested in (reverse over
+    forward), older than ``below`` where given. None if there is none (a Hessian forward over
+    reverse: the reverse-mode run reads and writes its versions itself)."""
+    entries = REVERSE_VERSIONS.get(id(root))
+    if not entries:
+        return None
     act = STATE.act
     reader = getattr(act.ctx, "_tag", None) if act is not None else None
-    if reader is None or any(t.serial < reader.serial for t in running):
-        raise TypeError(
-            "a forward-mode derivative nested in a reverse-mode one used an array that the reverse-mode run "
-            "wrote values being differentiated into; reverse mode records such writes for one derivative at "
-            "a time: take the outer derivative in forward mode too, or build a new array instead of writing"
-        )
+    if reader is None:
+        if any(not t.finished for t in entries):
+            raise TypeError(
+                "a buffer holding a reverse-mode run's versions was used by forward-mode code outside any "
+                "derivative; read it inside the function being differentiated"
+            )
+        return None
+    limit = reader.serial if below is None else below.serial
+    best = None
+    for t in entries:
+        if t.finished or t.serial > reader.serial or t.serial >= limit:
+            continue
+        if t is reader and below is None:
+            continue  # (a reverse-mode run's own code: it reads its versions itself)
+        if best is None or t.serial > best.serial:
+            best = t
+    return best
 
 
 def mirror(flat, chunk, root, a):
@@ -132,6 +148,9 @@ def lift(a, below=None):
     tags = live_tags(a)
     if below is not None:
         tags = [t for t in tags if t.serial < below.serial]
+    r = _reverse_layer(root_of(a), below) if REVERSE_VERSIONS else None
+    if r is not None and (not tags or r.serial > tags[-1].serial):  # reverse over forward
+        return r.context.read_version(a, lift(a, r))
     if not tags:
         return a
     t = tags[-1]
@@ -182,13 +201,16 @@ def write(a, key, value, below=None):
     if type(value) is ndarray and has_shadow(value):
         value = lift(value, below)
     tags = [t for t in live_tags(a) if below is None or t.serial < below.serial]
+    r = _reverse_writer(a, value, below) if REVERSE_VERSIONS or isinstance(value, Tagged) else None
+    if r is not None:  # reverse over forward: the newer layers here, the rest by the reverse-mode run
+        _zero(a, key, [t for t in tags if t.serial > r.serial])
+        r.context.write_version(a, key, value)
+        return
     if not isinstance(value, Tagged):
         before_write(a)  # a reverse-mode run enclosing this derivative may have saved it
         a[key] = value
         _zero(a, key, tags)
         return
-    if getattr(type(value), "reverse_layer", False):
-        _refuse_reverse_value()
     if a.dtype.kind not in "fc":
         raise TypeError(
             "writing a value being differentiated into an array of dtype %s would drop its tangent; "
@@ -208,12 +230,19 @@ def write(a, key, value, below=None):
     write(s, lead_axes(n) + key_tuple(key), meta)
 
 
-def _refuse_reverse_value():
-    raise TypeError(
-        "a forward-mode derivative nested in a reverse-mode one wrote a value of the reverse-mode run into an "
-        "array; reverse mode records such writes for one derivative at a time: take the outer derivative in "
-        "forward mode too, or build a new array instead of writing"
-    )
+def _reverse_writer(a, value, below):
+    """The reverse-mode run that records what is left of ``a[key] = value`` once the forward layers newer
+    than it are written: the newest of the value's own run (its newest layer a reverse-mode one) and
+    the run whose versions of ``a`` the forward code reads (``_reverse_layer``); None where the value's
+    newest layer is a forward derivative's newer than both, or neither exists."""
+    r = _reverse_layer(root_of(a), below) if REVERSE_VERSIONS else None
+    if isinstance(value, Tagged):
+        t = value.tag
+        if not _is_reverse(t):
+            return None if r is None or t.serial > r.serial else r
+        if r is None or t.serial > r.serial:
+            return t
+    return r
 
 
 def _zero(a, key, tags):

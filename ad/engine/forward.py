@@ -146,7 +146,7 @@ def _split(ctx, args):
         if isinstance(a, Tagged):
             if a.tag is t:
                 value, meta = a.value, a.meta
-                if shadows and buffers.has_any_shadow():  # an enclosing derivative's values written into them
+                if shadows:  # an enclosing derivative's values written into them (shadow memory, versions)
                     value, meta = _held(value, t), _held(meta, t)
                 primals.append(value)
                 tangents.append(meta)

@@ -78,6 +78,17 @@ class ReverseCtx(TaggingContext):
 
         return decorator
 
+    def read_version(self, a: np.ndarray, value: Any) -> Any:
+        """Buffer ``a``, which holds versions of this run, as a ``TracedArray`` of the version's
+        elements whose value is ``value`` (``a`` with the layers of older derivatives): how a forward
+        derivative nested in this run reads it (``buffers.lift``)."""
+        return reverse_buffers.lift_as(a, self._tag, value)
+
+    def write_version(self, a: np.ndarray, key: Any, value: Any) -> None:
+        """``a[key] = value`` for a forward derivative nested in this run, which has written its own
+        layers (tangents into shadow memory, ``buffers.write``): this run records the rest, under it."""
+        call_under(self._tag.activation, reverse_writes.assign, (a, key, value), {"newer_done": True})
+
     @classmethod
     def no_rule_error(cls, fn: Callable[..., Any], ctx: Context) -> NoRuleError:
         name = qualified_name(fn)

@@ -23,8 +23,9 @@ tag: the code running reads the running run's (``_running_tag``); a nested run r
 the enclosing run's values through that run (``call_under`` of its ``getitem``/``setitem``, which
 records them there), keeps them as its primals (``lift``, ``fresh``), and the write of a value
 only it differentiates goes through the enclosing run too, which then clears its own version there.
-A write that carries the tangents of a forward derivative nested inside this run (reverse over
-forward) is refused with ``NoRuleError``.
+A forward derivative nested inside this run (reverse over forward) reads a buffer holding this
+run's versions as the ``TracedArray`` they stand for, with its own tangents around it
+(``buffers.lift``), and writes its own layers first, then has this run record the rest (``buffers.write``).
 """
 
 from __future__ import annotations
@@ -159,6 +160,14 @@ def lift(a: ndarray) -> Any:
     return make_traced(value, t, Node((parent,)))
 
 
+def lift_as(a: ndarray, t: Any, value: Any) -> Any:
+    """Buffer ``a`` as the ``TracedArray`` of tag ``t``'s version of it, holding ``value`` (``a`` with
+    the layers of derivatives older than ``t``): read by a forward derivative nested in ``t``'s run."""
+    root = root_of(a)
+    parent, _ = _read_parent(root, a, _entry(root, t))
+    return make_traced(value, t, Node((parent,)))
+
+
 def read(a: ndarray, key: Any) -> Any:
     """``a[key]`` for plain buffer ``a`` holding versions, as the value it stands for. A basic key ties
     only the elements read to the version (a loop reading one element at a time costs one element
@@ -277,12 +286,16 @@ def _outer_ok(raw, t):
     return True
 
 
-def _shadowed(a, t):
+def _shadowed(a, t, newer_done=False):
     """Whether plain buffer ``a`` holds tangents of a live forward-mode run (shadow memory), and they
-    are all older than ``t`` (None: some are newer, which no write of ``t``'s run may touch)."""
+    are all older than ``t`` (None: some are newer, which no write of ``t``'s run may touch). With
+    ``newer_done`` (a forward derivative nested in ``t``'s run wrote the newer ones itself), whether
+    some are older than ``t``."""
     tags = buffers.live_tags(a)
     if not tags:
         return False
+    if newer_done:
+        return tags[0].serial < t.serial
     return None if tags[-1].serial > t.serial else True
 
 
@@ -296,12 +309,15 @@ def _raw_write(a, key, raw, outer):
         a[key] = raw
 
 
-def assign(target: Any, key: Any, value: Any) -> None:
+def assign(target: Any, key: Any, value: Any, newer_done: bool = False) -> None:
     """``target[key] = value`` in a reverse-mode run: ``target`` a plain ndarray or a ``TracedArray``.
 
     Under an enclosing forward-mode derivative (a Hessian forward over reverse), the arrays and
     values may carry its tangents too: the write itself is then done by that derivative (which
-    keeps the tangents written), and the version is recorded here as without it."""
+    keeps the tangents written), and the version is recorded here as without it. With
+    ``newer_done``, a forward derivative nested in this run (reverse over forward) has written the
+    layers newer than this run's into plain buffer ``target`` (its shadow memory): they are left
+    alone here."""
     target, value = live(target), live(value)
     if type(value) is ndarray and has_version(value):
         value = lift(value)
@@ -320,7 +336,7 @@ def assign(target: Any, key: Any, value: Any) -> None:
         entries = _VERSIONS.get(id(root_of(a)))
         if not (isinstance(value, Tagged) and _reverse(value.tag)):
             # a constant for reverse mode (an enclosing forward derivative's value at most)
-            outer = isinstance(value, Tagged) or (buffers.has_any_shadow() and bool(buffers.live_tags(a)))
+            outer = isinstance(value, Tagged) or (buffers.has_any_shadow() and _older_shadows(a, newer_done))
             _raw_write(a, key, value, outer)
             if entries:  # a constant over part of a buffer with versions: that part's derivative is zero now
                 _clear(a, key, entries)
@@ -335,7 +351,7 @@ def assign(target: Any, key: Any, value: Any) -> None:
     if (mine and not isinstance(value.meta, Node)) or not _outer_ok(raw, t):
         raise NoRuleError(_NESTED)
     memory = primal(a)
-    shadowed = type(a) is ndarray and buffers.has_any_shadow() and _shadowed(a, t)
+    shadowed = type(a) is ndarray and buffers.has_any_shadow() and _shadowed(a, t, newer_done)
     if shadowed is None:
         raise NoRuleError(_NESTED)
     root = root_of(memory)
@@ -361,6 +377,16 @@ def assign(target: Any, key: Any, value: Any) -> None:
     if written is not None:
         written[pos] = True
     _set(root, t, _version(root, parents), written)
+
+
+def _older_shadows(a, newer_done):
+    """Whether plain buffer ``a`` holds tangents of live forward-mode runs that an enclosing
+    derivative keeps (all of them, or with ``newer_done`` those older than the running run)."""
+    tags = buffers.live_tags(a)
+    if not newer_done or not tags:
+        return bool(tags)
+    t = getattr(STATE.act.ctx, "_tag", None) if STATE.act is not None else None
+    return t is None or tags[0].serial < t.serial
 
 
 def _clear(a, key, entries):

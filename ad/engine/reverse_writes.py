@@ -21,11 +21,11 @@ from .saves import before_write, forget, save, save_all  # noqa: F401 (the rules
 declare_engine_code(__file__)
 
 
-def assign(target, key, value) -> None:
+def assign(target, key, value, newer_done=False) -> None:
     """``target[key] = value`` under reverse mode: the tape's saved arrays of ``target``'s memory are
-    copied first, then the write is recorded (``reverse_buffers``)."""
+    copied first, then the write is recorded (``reverse_buffers``; ``newer_done`` as there)."""
     before_write(target.value if isinstance(target, Tagged) else target)
-    reverse_buffers.assign(target, key, value)
+    reverse_buffers.assign(target, key, value, newer_done)
 
 
 HANDLERS, GUARD = build(reverse_buffers.has_version, reverse_buffers.lift, assign, read=reverse_buffers.read,

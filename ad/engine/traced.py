@@ -42,7 +42,6 @@ class Traced(ScalarArrayMethods, Tagged):
     """A number being differentiated in reverse mode (primal ``value``, tape node ``meta``)."""
 
     __slots__ = ()
-    reverse_layer = True  # forward mode's buffers refuse to hold it (reverse_buffers does)
 
     def item(self) -> Traced:
         return self
@@ -64,7 +63,6 @@ class TracedArray(DualArray):
     """An array being differentiated in reverse mode: ``DualArray``'s array protocol, a node for meta."""
 
     __slots__ = ()
-    reverse_layer = True
 
     def __repr__(self):
         return "TracedArray(%r, tag=#%d)" % (self.value, self.tag.serial)
