@@ -114,21 +114,37 @@ def test_a_write_in_a_forward_derivative_nested_in_the_recorded_run():
     np.testing.assert_allclose(ad.gradient(f, X, backend=R), ad.gradient(f, X), rtol=1e-12)
 
 
-def test_an_in_place_operator_on_a_view_in_a_forward_derivative_nested_in_the_recorded_run_is_refused():
-    """The case reverse over forward still refuses (clearly): an in-place operator on a view of a buffer
-    that both derivatives' values were written into, inside the inner derivative."""
+def test_in_place_operators_on_views_in_a_forward_derivative_nested_in_the_recorded_run():
     def f(x):
         b = np.zeros(4)
 
         def g(t):
             b[:] = x * t ** 2
             b[1:] += b[:-1] * x[1:]
+            w = b[:3]
+            w *= t
             return np.sum(b * b)
 
         return ad.derivative(g, 1.5)
 
-    with pytest.raises(ad.NoRuleError, match="one derivative at a time"):
+    np.testing.assert_allclose(ad.gradient(f, X, backend=R), ad.gradient(f, X), rtol=1e-12)
+
+
+def test_an_inner_derivative_writing_into_an_array_the_outer_run_computed_is_refused():
+    """As in forward mode over forward mode: the array cannot take the inner derivative."""
+    def f(x):
+        c = x * 1.0
+
+        def g(t):
+            c[0] = t * x[0]
+            return np.sum(c * c)
+
+        return ad.derivative(g, 1.5)
+
+    with pytest.raises(ad.NoRuleError, match="inner derivative into an array of an outer one"):
         ad.gradient(f, X, backend=R)
+    with pytest.raises(TypeError, match="inner derivative into an array of an outer one"):
+        ad.gradient(f, X)
 
 
 # Forward mode: a read's tangent is a copy where the value is (found with the cases above).

@@ -56,7 +56,7 @@ def has_shadow(a):
     reverse-mode run that the forward derivative running now is nested in)."""
     root = root_of(a)
     entries = _shadows.get(id(root))
-    if REVERSE_VERSIONS and REVERSE_VERSIONS.get(id(root)) and _reverse_layer(root, None) is not None:
+    if REVERSE_VERSIONS and REVERSE_VERSIONS.get(id(root)) and reverse_layer(root, None) is not None:
         return True
     return bool(entries) and bool(live_tags(a))
 
@@ -65,7 +65,7 @@ def _is_reverse(t):
     return getattr(type(t.context), "records_writes", False)
 
 
-def _reverse_layer(root, below):
+def reverse_layer(root, below):
     """The newest live reverse-mode run holding versions of buffer ``root`` that the forward code
     running now reads through: one that the running forward derivative is nested in (reverse over
     forward), older than ``below`` where given. None if there is none (a Hessian forward over
@@ -148,7 +148,7 @@ def lift(a, below=None):
     tags = live_tags(a)
     if below is not None:
         tags = [t for t in tags if t.serial < below.serial]
-    r = _reverse_layer(root_of(a), below) if REVERSE_VERSIONS else None
+    r = reverse_layer(root_of(a), below) if REVERSE_VERSIONS else None
     if r is not None and (not tags or r.serial > tags[-1].serial):  # reverse over forward
         return r.context.read_version(a, lift(a, r))
     if not tags:
@@ -233,9 +233,9 @@ def write(a, key, value, below=None):
 def _reverse_writer(a, value, below):
     """The reverse-mode run that records what is left of ``a[key] = value`` once the forward layers newer
     than it are written: the newest of the value's own run (its newest layer a reverse-mode one) and
-    the run whose versions of ``a`` the forward code reads (``_reverse_layer``); None where the value's
+    the run whose versions of ``a`` the forward code reads (``reverse_layer``); None where the value's
     newest layer is a forward derivative's newer than both, or neither exists."""
-    r = _reverse_layer(root_of(a), below) if REVERSE_VERSIONS else None
+    r = reverse_layer(root_of(a), below) if REVERSE_VERSIONS else None
     if isinstance(value, Tagged):
         t = value.tag
         if not _is_reverse(t):

@@ -16,6 +16,7 @@ import numpy as np
 from context.resolve import declare_engine_code
 from context.state import call_under
 from context.tagging import Tagged
+from context.tagging.arrays import root_of
 from context.tagging.values import live, primal
 
 from . import buffers
@@ -34,6 +35,19 @@ def _lifted(x, below):
     return x
 
 
+def _buffer_behind(target, below):
+    """The plain buffer view that ``target`` (a value of a reverse-mode run this derivative is nested
+    in) reads, if that run holds versions of its buffer (see ``buffers.lift``), else None."""
+    if not buffers.REVERSE_VERSIONS or type(target.value) is not ndarray:
+        return None
+    memory = target.value
+    root = root_of(memory)
+    entry = buffers.REVERSE_VERSIONS.get(id(root), {}).get(target.tag)
+    if entry is None or entry[1] is not None or buffers.reverse_layer(root, below) is not target.tag:
+        return None
+    return memory
+
+
 def assign(target, key, value, below=None):
     """``target[key] = value`` where ``target`` is an ndarray or a ``DualArray``.
 
@@ -48,6 +62,9 @@ def assign(target, key, value, below=None):
         return None
     t = target.tag
     if getattr(type(t.context), "records_writes", False):
+        memory = _buffer_behind(target, below)
+        if memory is not None:  # a view of a plain buffer as that run reads it: written as the buffer
+            return buffers.write(memory, key, value, below)
         # an array of a reverse-mode run enclosing this derivative: the write is that run's to record
         call_under(t.activation, operator.setitem, (target, key, value), {})
         return None

@@ -326,7 +326,11 @@ def assign(target: Any, key: Any, value: Any, newer_done: bool = False) -> None:
     if isinstance(target, TracedArray):
         t = target.tag
         if isinstance(value, Tagged) and value.tag is not t and value.tag.serial > t.serial:
-            raise NoRuleError(_NESTED)
+            raise NoRuleError(
+                "writing a value of an inner derivative into an array of an outer one (computed in its "
+                "reverse-mode run): the array cannot take the inner derivative; create the array inside the "
+                "inner function, or write into a buffer made with np.zeros or np.empty"
+            )
         a = target.value
         if not _outer_ok(a, t):
             raise NoRuleError(_NESTED)
