@@ -110,3 +110,21 @@ def test_a_buffer_made_outside_and_reused(write):
     expected = np.ones(3)
     write(expected)
     assert np.array_equal(b, expected)
+
+
+def test_runs_are_forgotten_when_they_end():
+    """The register of runs that saved arrays holds only running ones (a run that raised too)."""
+    from ad.engine import saves
+
+    f = _program(_subscript)
+    ad.jacobian(lambda y: ad.gradient(f, y, backend=R), X, backend=R)
+    assert saves.RUNS == []
+
+    def raises(x):
+        b = np.ones(3)
+        y = np.sum(b * x)
+        raise ValueError("halfway")
+
+    with pytest.raises(ValueError, match="halfway"):
+        ad.gradient(raises, X, backend=R)
+    assert saves.RUNS == []

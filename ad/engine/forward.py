@@ -56,6 +56,22 @@ class ForwardCtx(TaggingContext):
     untag_for_natives = False  # a function with no rule raises NoRuleError: never a silent zero tangent
 
     @classmethod
+    def primitive(cls, fn: Callable[..., Any], argtypes: tuple[type, ...] | None = None) -> Callable[[Any], Any]:
+        """``Context.primitive``; a primitive that does not split its arguments itself (those built by
+        ``defjvp`` and ``frule`` do: ``splits``) gets its arguments that are plain buffers holding
+        tangents (in lists and tuples too, but for ``out=``) as the ``DualArray`` they stand for,
+        unless it writes into its arguments (``writes_arguments``: it handles such buffers)."""
+        register = super().primitive(fn, argtypes)
+
+        def decorator(impl):
+            if getattr(impl, "splits", False) or getattr(impl, "writes_arguments", False):
+                return register(impl)
+            register(_buffers_lifted(impl))
+            return impl
+
+        return decorator
+
+    @classmethod
     def no_rule_error(cls, fn: Callable[..., Any], ctx: Context) -> NoRuleError:
         name = qualified_name(fn)
         return NoRuleError(
@@ -63,6 +79,32 @@ class ForwardCtx(TaggingContext):
             "add one with @ad.frule(%s) (or ad.defjvp(%s, ...)), or make the argument a constant"
             % (name, name, name)
         )
+
+
+def writes_arguments(impl: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark primitive ``impl`` as one that writes into its arguments: it gets them as they are given
+    (a plain buffer included) and lifts what it reads itself (see ``ForwardCtx.primitive``)."""
+    impl.writes_arguments = True
+    return impl
+
+
+def _buffers_lifted(impl):
+    """``impl`` receiving plain buffers that hold tangents as the ``DualArray`` they stand for (see
+    ``ForwardCtx.primitive``): a primitive that computes with ``dispatch`` would otherwise compute on
+    the buffer's values alone, a derivative silently lost."""
+
+    def lifted(ctx, /, *args, **kwargs):
+        if buffers.has_any_shadow() or buffers.REVERSE_VERSIONS:
+            args = tuple(handlers.lifted_in(a, buffers.has_shadow, buffers.lift) for a in args)
+            if kwargs:
+                kwargs = {k: v if k == "out" else handlers.lifted_in(v, buffers.has_shadow, buffers.lift)
+                          for k, v in kwargs.items()}
+        return impl(ctx, *args, **kwargs)
+
+    lifted.__qualname__ = lifted.__name__ = getattr(impl, "__name__", "primitive")
+    if getattr(impl, "native_primitive", False):
+        lifted.native_primitive = True
+    return lifted
 
 
 class _Zero:
@@ -221,6 +263,7 @@ def _jvp_primitive(fn, jvps, elementwise, joint=None):
         return make_dual(ans, t, out)
 
     primitive.__qualname__ = primitive.__name__ = "jvp rule of %s" % qualified_name(fn)
+    primitive.splits = True  # (_split lifts buffers holding tangents)
     return primitive
 
 
@@ -419,6 +462,7 @@ def _frule_primitive(fn, rule, sequences):
         return wrap(t, out, tangent)
 
     primitive.__qualname__ = primitive.__name__ = "frule of %s" % qualified_name(fn)
+    primitive.splits = True  # (_split lifts buffers holding tangents)
     return primitive
 
 

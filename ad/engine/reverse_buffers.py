@@ -301,8 +301,10 @@ def _shadowed(a, t, newer_done=False):
 
 def _raw_write(a, key, raw, outer):
     """``a[key] = raw`` without reverse mode's layer; with ``outer`` (an enclosing forward derivative
-    holds part of it), done as a call of the enclosing context, which keeps its tangents."""
-    if outer:
+    holds part of it), done as a call of the enclosing context, which keeps its tangents. A plain
+    buffer ``raw`` holding an enclosing forward derivative's tangents (its shadow memory) is such a
+    part too."""
+    if outer or (type(raw) is ndarray and buffers.has_any_shadow() and bool(buffers.live_tags(raw))):
         act = STATE.act
         call_under(act.parent if act is not None else None, operator.setitem, (a, key, raw), {})
     else:

@@ -19,7 +19,7 @@ from context.tagging import Tagged, dispatch, native_primitive
 from context.tagging.values import live, primal
 
 from ..engine import buffers, mutation
-from ..engine.forward import NoRuleError, ForwardCtx, _lists_as_arrays, frule
+from ..engine.forward import NoRuleError, ForwardCtx, _lists_as_arrays, frule, writes_arguments
 from .linear import deflinear
 from .tangents import lead, lead_axes
 
@@ -44,6 +44,7 @@ def _getitem(primals, tangents):
 
 
 @ForwardCtx.primitive(operator.setitem)
+@writes_arguments
 @native_primitive
 def _setitem(ctx, obj, key, value):
     if isinstance(key, Tagged):
@@ -55,9 +56,11 @@ def _setitem(ctx, obj, key, value):
 
 
 @ForwardCtx.primitive(np.copyto)
+@writes_arguments
 @native_primitive
 def _copyto(ctx, dst, src, casting="same_kind", where=True):
     src = _lists_as_arrays(ctx, (src,))[0][0]  # (np.copyto(b, [x, y]): the array NumPy makes of the list)
+    src = _current(src)  # (a buffer holding tangents: the values it stands for)
     if where is True:
         mutation.assign(dst, Ellipsis, src)
     else:
@@ -87,6 +90,7 @@ deflinear(scattered_sum, (3,))
 
 
 @ForwardCtx.primitive(np.ufunc.at)
+@writes_arguments
 @native_primitive
 def _ufunc_at(ctx, ufunc, a, indices, b=None):
     name = "np.%s.at" % getattr(ufunc, "__name__", "ufunc")
@@ -98,6 +102,7 @@ def _ufunc_at(ctx, ufunc, a, indices, b=None):
     _constant(name, "index", indices)
     if b is None:
         raise TypeError("%s() requires an operand b" % name)
+    b = _current(b)  # (a buffer holding tangents: the values it stands for, every derivative's)
     pa = primal(a)
     dtype = np.result_type(pa, primal(b))
     delta = dispatch(scattered_sum, (pa.shape, dtype, indices, b))
