@@ -2,7 +2,7 @@
 
 ``program(seed)`` is the source of a function ``f(x)`` of four inputs that builds a 3 x 4 array
 (zeros, or computed from ``x``), then reads and writes it a few times in the ways NumPy code
-does: elements, rows, columns, transposed and raveled views, slices with in-place operators,
+does: elements, rows, columns, transposed and raveled views, ``.flat``, slices with in-place operators,
 ``out=`` and ``where=``, ``np.copyto``, ``np.add.at``, index-array and mask reads and writes,
 values and views kept from before a write, iteration, constants written over derivatives and
 over operands the tape saved.
@@ -27,7 +27,7 @@ def program(seed: int) -> str:
     for k in range(rng.randint(2, 8)):
         op = rng.choice(["element", "row", "column", "transposed", "out", "where", "copyto", "add_at", "fancy_write",
                          "fancy_read", "mask_read", "view_inplace", "kept_view", "kept_element", "iterate", "constant",
-                         "raveled", "ufunc_out_view", "read_modify_write", "operand_then_constant"])
+                         "raveled", "ufunc_out_view", "read_modify_write", "operand_then_constant", "flat"])
         xi = r(4)
         if op == "element":
             lines.append("    b[%d, %d] = b[%d, %d] * x[%d] + np.tanh(x[%d])" % (r(3), r(4), r(3), r(4), xi, r(4)))
@@ -74,6 +74,8 @@ def program(seed: int) -> str:
         elif op == "operand_then_constant":  # an operand the tape saved, then written over
             lines.append("    s%d = np.sum(b[%d] * x * x)\n    b[%d, %s] = 1.5" % (k, r(3), r(3), span(4)))
             kept.append("s%d" % k)
+        elif op == "flat":
+            lines.append("    b.flat[%d] = x[%d] * b.flat[%d]" % (r(12), xi, r(12)))
         elif op == "read_modify_write":
             lines.append("    b[%d, %s] = b[%d, %s][::-1] * x[%d]" % (r(3), "1:3", r(3), "0:2", xi))
     terms = ["np.sum(b * b)"] + ["(%s) * x[%d]" % (s, r(4)) for s in kept]

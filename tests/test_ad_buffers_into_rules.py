@@ -121,5 +121,45 @@ def test_third_derivatives_with_reverse_mode_innermost():
 
     expected = third(F, F, F)
     np.testing.assert_allclose(expected, _central(lambda y: ad.hessian(f, y), X, 1e-5), atol=1e-6)
-    for modes in ((F, F, R), (R, F, R), (F, R, R), (R, R, R)):
+    for modes in ((F, F, R), (F, R, R), (R, R, R), (R, F, F), (F, R, F)):
         np.testing.assert_allclose(third(*modes), expected, rtol=1e-10, atol=1e-10)
+    # reverse over forward over reverse: the inner backward pass writes (np.add.at) under the forward
+    # derivative values of the outer reverse-mode run; refused clearly, as before this session
+    with pytest.raises(TypeError, match="one derivative at a time"):
+        third(R, F, R)
+
+
+def _flat_written(z, x):
+    a = np.zeros(4)
+    a.flat[1] = z[0] * x[1]
+    a.flat[2:] = z[2:]
+    return a
+
+
+FLAT = {
+    "iterated": lambda z, x: np.array([v for v in z.flat]),
+    "indexed": lambda z, x: z.flat[2] * x,
+    "to a function": lambda z, x: np.sum(z.flat) * x,
+    "written": _flat_written,
+    "of a computed array": lambda z, x: np.array([v for v in (z * x).flat]),
+    "of a computed array, written": lambda z, x: (lambda y: (y.flat.__setitem__(0, x[2]), y)[1])(z * 1.0),
+}
+
+
+@pytest.mark.parametrize("name", FLAT)
+def test_flat(name):
+    """``.flat`` of a buffer holding values being differentiated read the buffer's values alone: a
+    zero derivative (and ``.flat`` of a computed array was an AttributeError)."""
+    f = _function(FLAT[name])
+    expected = _central(f, X, 1e-6)
+    for backend in (F, R):
+        np.testing.assert_allclose(ad.gradient(f, X, backend=backend), expected, rtol=1e-5, atol=1e-6)
+    H = _central(lambda y: ad.gradient(f, y), X, 1e-5)
+    for nesting, (outer, inner) in NESTINGS.items():
+        got = ad.jacobian(lambda y: ad.gradient(f, y, backend=inner), X, backend=outer)
+        np.testing.assert_allclose(got, H, rtol=1e-4, atol=1e-4, err_msg=nesting)
+
+
+def test_flat_of_a_non_contiguous_array_being_differentiated_is_refused():
+    with pytest.raises(TypeError, match="non-contiguous"):
+        ad.gradient(lambda x: np.sum(np.outer(x, x).T[:, ::2].flat[1]), X)

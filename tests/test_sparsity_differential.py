@@ -66,3 +66,20 @@ def test_the_rules_found_missing():
 
     np.testing.assert_array_equal(ad.jacobian_sparsity(added, X4).toarray().astype(int),
                                   [[1, 0, 1, 0], [0, 1, 0, 0], [0, 1, 1, 0], [0, 0, 0, 1]])
+
+
+def test_flat_reads_and_writes():
+    """``.flat`` of an array depending on the input (read, iterated, written) carries its dependencies:
+    reads through it were constants (missed entries) before."""
+    def read(x):
+        b = np.ones(4) * x
+        return b.flat[2] * x[0]
+
+    def written(x):
+        b = np.ones((2, 2)) * x[1]
+        b.flat[2] = x[3] * b.flat[1]
+        return np.sum(b * b) + sum(v for v in b.flat) * x[0]
+
+    for f in (read, written):
+        expected = np.abs(ad.hessian(f, X4)) > 0
+        np.testing.assert_array_equal(ad.hessian_sparsity(f, X4).toarray(), expected)

@@ -32,6 +32,7 @@ from ..rules import pullbacks
 from ..rules.pullbacks import _FromVjp, run_pull
 from ..rules.sparse_cotangents import SPARSE, IndexScatter, getitem_vjp
 from ..rules.sparse_cotangents import add as sparse_add
+from .buffers import BACKWARD
 from .forward import all_finite
 from .traced import COMPLEX_NODES, is_complex
 
@@ -56,14 +57,18 @@ def backward(top: Any, seed: Any, wanted: list, value: Any = None) -> list:
     Where the output itself (``value``, where the seed is not zero) is not finite, it depended on
     the values that made it so: no pass is made again, and the derivative is ``nan`` as the value.
     """
-    got = _backward(top, seed, wanted)
-    if pullbacks.UNTOUCHED.on or all(_finite(g) for g in got) or not _finite_where_seeded(value, seed):
-        return got
-    pullbacks.UNTOUCHED.on = True
+    BACKWARD.depth += 1
     try:
-        return _backward(top, seed, wanted)
+        got = _backward(top, seed, wanted)
+        if pullbacks.UNTOUCHED.on or all(_finite(g) for g in got) or not _finite_where_seeded(value, seed):
+            return got
+        pullbacks.UNTOUCHED.on = True
+        try:
+            return _backward(top, seed, wanted)
+        finally:
+            pullbacks.UNTOUCHED.on = False
     finally:
-        pullbacks.UNTOUCHED.on = False
+        BACKWARD.depth -= 1
 
 
 def _finite(g):

@@ -12,6 +12,8 @@ any other value being differentiated.
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
+import threading
+
 import numpy as np
 
 from context.resolve import declare_engine_code
@@ -91,7 +93,7 @@ def reverse_layer(root, below):
             continue  # (a reverse-mode run's own code: it reads its versions itself)
         if best is None or t.serial > best.serial:
             best = t
-    return best
+    return best if best is None else _not_in_a_backward_pass(best)
 
 
 def mirror(flat, chunk, root, a):
@@ -230,6 +232,26 @@ def write(a, key, value, below=None):
     write(s, lead_axes(n) + key_tuple(key), meta)
 
 
+class _BackwardPasses(threading.local):
+    depth = 0  # backward passes running on this thread (``engine/backward.py``)
+
+
+BACKWARD = _BackwardPasses()
+
+
+def _not_in_a_backward_pass(r):
+    """``r``, or (a backward pass is running: a third derivative whose innermost reverse-mode run's
+    pullbacks write under a forward derivative nested in the reverse-mode run ``r``) a clear error,
+    as before reverse over forward wrote: that case is not recorded right yet."""
+    if BACKWARD.depth:
+        raise TypeError(
+            "reverse mode records writes into arrays for one derivative at a time; a backward pass run under a "
+            "forward-mode derivative nested in a reverse-mode one used a buffer (a third derivative reverse over "
+            "forward over reverse): use ad.ForwardMode() for one of them"
+        )
+    return r
+
+
 def _reverse_writer(a, value, below):
     """The reverse-mode run that records what is left of ``a[key] = value`` once the forward layers newer
     than it are written: the newest of the value's own run (its newest layer a reverse-mode one) and
@@ -241,7 +263,7 @@ def _reverse_writer(a, value, below):
         if not _is_reverse(t):
             return None if r is None or t.serial > r.serial else r
         if r is None or t.serial > r.serial:
-            return t
+            return _not_in_a_backward_pass(t)
     return r
 
 

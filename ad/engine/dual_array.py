@@ -120,6 +120,16 @@ class DualArray(Dual):
         return np.asarray(self.value, dtype=dtype)
 
     @property
+    def flat(self) -> Any:
+        """The array raveled, a view (what ``ndarray.flat`` reads and writes, iterated and indexed the same way)."""
+        if not (primal(self).flags.c_contiguous or self.ndim <= 1):
+            raise TypeError(
+                ".flat of a non-contiguous array being differentiated cannot be written through; "
+                "read it with np.ravel(x), write it with an index"
+            )
+        return self.reshape(-1)
+
+    @property
     def base(self) -> None:
         """None: a ``DualArray`` owns its data (as a fresh ``ndarray`` does; code such as SciPy's
         checks ``a.base`` before deciding whether to copy)."""

@@ -183,8 +183,11 @@ def _split(ctx, args):
     found = False
     shadows = buffers.has_any_shadow() or bool(buffers.REVERSE_VERSIONS)  # (most runs: no buffer to look up)
     for a in args:
-        if shadows and type(a) is np.ndarray and buffers.has_shadow(a):
-            a = buffers.lift(a)
+        if shadows:
+            if type(a) is np.ndarray and buffers.has_shadow(a):
+                a = buffers.lift(a)
+            elif type(a) is np.flatiter and buffers.has_shadow(a.base):  # np.sum(buf.flat)
+                a = buffers.lift(a.base).reshape(-1)
         if isinstance(a, Tagged):
             if a.tag is t:
                 value, meta = a.value, a.meta

@@ -77,6 +77,10 @@ def before_native_write(f, args, kwargs):
 _VIEW_METHODS = frozenset({"reshape", "ravel", "transpose", "swapaxes", "squeeze"})  # a view when NumPy can
 
 
+def _flat_or(flat, it):
+    return it if flat is None else flat
+
+
 def lifted_in(a, holds, lift, depth=2):
     """``a``, or (a buffer for which ``holds`` is true: it stands for a value being differentiated)
     ``lift(a)``, the tagged value it stands for; lists and tuples (``depth`` levels) get theirs."""
@@ -106,11 +110,23 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
     ``held()``, where given, tells cheaply whether any buffer stands for such a value now (else the
     lists and tuples natives receive are searched for such buffers whenever they get one)."""
 
+    def flattened(it):
+        """``buf.flat`` of a buffer standing for a value being differentiated: that value raveled
+        (None for any other ``flatiter``), so that reading the iterator reads the value."""
+        base = it.base
+        if not has_shadow(base):
+            return None
+        return lift(base).reshape(-1)
+
     def getitem(obj, key):
         """``obj[key]``."""
         kind = type(obj)
         if (kind is list or kind is tuple) and type(key) is int:
             return obj[key]
+        if kind is np.flatiter:
+            flat = flattened(obj)
+            if flat is not None:
+                return getitem(flat, key)
         if kind is ndarray:
             if has_shadow(obj):
                 return dispatch(operator.getitem, (lift(obj), key)) if read is None else read(obj, key)
@@ -137,6 +153,14 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
 
     def setitem(obj, key, value):
         """``obj[key] = value``."""
+        if type(obj) is np.flatiter and (has_shadow(obj.base) or isinstance(value, Tagged)):
+            base = obj.base
+            if not (base.flags.c_contiguous or base.ndim <= 1):
+                raise TypeError(
+                    ".flat of a non-contiguous array written with a value being differentiated; "
+                    "write into the array with an index instead"
+                )
+            obj = base.reshape(-1)  # (a view: the buffer's memory, in .flat's order)
         if (type(obj) is ndarray and obj.dtype != object) or isinstance(obj, DualArray):
             assign(obj, key, value)
         elif issubclass(type(key), Tagged) or issubclass(type(obj), Tagged):
@@ -148,6 +172,10 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
         """What a loop or an unpacking iterates instead of ``x``."""
         if type(x) is ndarray and has_shadow(x):
             return lift(x)
+        if type(x) is np.flatiter:
+            flat = flattened(x)
+            if flat is not None:
+                return iterable(flat)
         return x
 
     def _written(op, symbols):
@@ -213,6 +241,8 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
                         "call the matching NumPy function instead, or copy the values with np.copy" % name
                     )
                 return method(lift(owner), *args, **kwargs)
+            if any(type(a) is np.flatiter for a in args):  # np.sum(buf.flat)
+                args = tuple(_flat_or(flattened(a), a) if type(a) is np.flatiter else a for a in args)
             if any(type(a) is ndarray and has_shadow(a) for a in args):
                 args = tuple(lift(a) if type(a) is ndarray else a for a in args)
             if (held is None or held()) and any(type(a) is list or type(a) is tuple for a in args):

@@ -161,8 +161,11 @@ def split(ctx, args):
     found = False
     versions = REVERSE_VERSIONS
     for a in args:
-        if versions and type(a) is ndarray and reverse_buffers.has_version(a):
-            a = reverse_buffers.lift(a)
+        if versions:
+            if type(a) is ndarray and reverse_buffers.has_version(a):
+                a = reverse_buffers.lift(a)
+            elif type(a) is np.flatiter and reverse_buffers.has_version(a.base):  # np.sum(buf.flat)
+                a = reverse_buffers.lift(a.base).reshape(-1)
         if isinstance(a, Tagged):
             if a.tag is t:
                 if versions and type(a) is TracedArray:
