@@ -95,10 +95,7 @@ def _buffers_lifted(impl):
 
     def lifted(ctx, /, *args, **kwargs):
         if buffers.has_any_shadow() or buffers.REVERSE_VERSIONS:
-            args = tuple(handlers.lifted_in(a, buffers.has_shadow, buffers.lift) for a in args)
-            if kwargs:
-                kwargs = {k: v if k == "out" else handlers.lifted_in(v, buffers.has_shadow, buffers.lift)
-                          for k, v in kwargs.items()}
+            args, kwargs = handlers.lifted_arguments(args, kwargs, buffers.has_shadow, buffers.lift)
         return impl(ctx, *args, **kwargs)
 
     lifted.__qualname__ = lifted.__name__ = getattr(impl, "__name__", "primitive")

@@ -77,8 +77,13 @@ def before_native_write(f, args, kwargs):
 _VIEW_METHODS = frozenset({"reshape", "ravel", "transpose", "swapaxes", "squeeze"})  # a view when NumPy can
 
 
-def _flat_or(flat, it):
-    return it if flat is None else flat
+def lifted_arguments(args, kwargs, holds, lift):
+    """``(args, kwargs)`` with the buffers for which ``holds`` is true (in lists and tuples too, but for
+    ``out=``, a target) lifted to the tagged values they stand for (see ``lifted_in``)."""
+    args = tuple(lifted_in(a, holds, lift) for a in args)
+    if kwargs:
+        kwargs = {k: v if k == "out" else lifted_in(v, holds, lift) for k, v in kwargs.items()}
+    return args, kwargs
 
 
 def lifted_in(a, holds, lift, depth=2):
@@ -118,21 +123,31 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
             return None
         return lift(base).reshape(-1)
 
+    def as_value(a):
+        """Argument ``a`` of a native: a buffer (or ``.flat`` of one) as the value it stands for."""
+        kind = type(a)
+        if kind is ndarray:
+            return lift(a) if has_shadow(a) else a
+        if kind is np.flatiter:
+            flat = flattened(a)
+            return a if flat is None else flat
+        return a
+
     def getitem(obj, key):
         """``obj[key]``."""
         kind = type(obj)
         if (kind is list or kind is tuple) and type(key) is int:
             return obj[key]
-        if kind is np.flatiter:
-            flat = flattened(obj)
-            if flat is not None:
-                return getitem(flat, key)
         if kind is ndarray:
             if has_shadow(obj):
                 return dispatch(operator.getitem, (lift(obj), key)) if read is None else read(obj, key)
             if issubclass(type(key), Tagged):  # an index being differentiated: its rule says so
                 return dispatch(operator.getitem, (obj, key))
             return obj[key]
+        if kind is np.flatiter:
+            flat = flattened(obj)
+            if flat is not None:
+                return getitem(flat, key)
         tagged_key = issubclass(type(key), Tagged)
         if issubclass(kind, Tagged):
             if read_tagged is not None:
@@ -241,10 +256,8 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
                         "call the matching NumPy function instead, or copy the values with np.copy" % name
                     )
                 return method(lift(owner), *args, **kwargs)
-            if any(type(a) is np.flatiter for a in args):  # np.sum(buf.flat)
-                args = tuple(_flat_or(flattened(a), a) if type(a) is np.flatiter else a for a in args)
-            if any(type(a) is ndarray and has_shadow(a) for a in args):
-                args = tuple(lift(a) if type(a) is ndarray else a for a in args)
+            if any((type(a) is ndarray and has_shadow(a)) or type(a) is np.flatiter for a in args):
+                args = tuple(as_value(a) for a in args)  # (np.sum(buf.flat) too)
             if (held is None or held()) and any(type(a) is list or type(a) is tuple for a in args):
                 args = tuple(lifted_in(a, has_shadow, lift) for a in args)  # sum([buf, buf]), math.fsum([buf[0], ...])
             result = NativeGuard.call(self, f, args, kwargs, run)

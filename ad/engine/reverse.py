@@ -44,7 +44,7 @@ from . import reverse_buffers, reverse_writes
 from .buffers import REVERSE_VERSIONS
 from .dual_array import is_array
 from .forward import JVP_RULES, NOT_DIFFERENTIABLE, ON_DEFJVP, ZERO, NoRuleError
-from .handlers import lifted_in
+from .handlers import lifted_arguments
 from .traced import (  # noqa: F401  (defined there)
     COMPLEX_NODES, ComplexValuesError, Node, Traced, TracedArray, is_complex, make_traced,
 )
@@ -138,10 +138,7 @@ def _complex_guarded(fn, impl):
 
     def guarded(ctx, /, *args, **kwargs):
         if REVERSE_VERSIONS and lifts:
-            args = tuple(lifted_in(a, reverse_buffers.has_version, reverse_buffers.lift) for a in args)
-            if kwargs:
-                kwargs = {k: v if k == "out" else lifted_in(v, reverse_buffers.has_version, reverse_buffers.lift)
-                          for k, v in kwargs.items()}
+            args, kwargs = lifted_arguments(args, kwargs, reverse_buffers.has_version, reverse_buffers.lift)
         out = impl(ctx, *args, **kwargs)
         if COMPLEX_NODES[0] and id(fn) not in COMPLEX_CHECKED and _complex_made(ctx, out):
             raise _refuse_complex(fn)
