@@ -40,10 +40,10 @@ class Context:
     a ``bytecode.Bytecode``), ``intercept_operators``, ``intercept_subscripts``,
     and ``intercept_attributes`` (operators, subscripts and attribute access seen as
     calls of ``operator.*``, ``getattr``, ``setattr``, ``delattr``). ``implicit_handlers``
-    (a dict with keys ``getitem``, ``setitem``, ``iterable``, and names of binary
-    operators such as ``iadd`` or ``neg``) names functions that rewritten code calls
-    directly, without a hook, for subscripts, for what it iterates or unpacks, and for
-    those operators.
+    (a dict with keys ``getitem``, ``setitem``, ``iterable``, ``getattr``, and names of
+    binary operators such as ``iadd`` or ``neg``) names functions that rewritten code calls
+    directly, without a hook, for subscripts, for what it iterates or unpacks, for plain
+    attribute loads (``o.name``, not the method loads of calls), and for those operators.
     """
 
     passes = ()

@@ -10,15 +10,15 @@ included (``buf[i] = t``, ``buf += t``).
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 import operator
-from types import FunctionType
 
 import numpy as np
 
-from context.resolve import declare_engine_code, lookup_special
+from context.resolve import declare_engine_code
 from context.state import STATE
 from context.rewrite.operators import BINARY_OPS, COMPARE_OPS
 from context.tagging import Tagged, dispatch
 from context.tagging.arrays import root_of
+from context.tagging.implicit import attribute, iterated, python_method
 from context.tagging.dispatch import qualified_name
 from context.tagging.guard import NativeGuard
 
@@ -155,17 +155,18 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
                 if got is not None:
                     return got
             return dispatch(operator.getitem, (obj, key))
-        if tagged_key or (type(key) is tuple and _holds_tagged(key)):  # (the common keys pay two type checks)
-            method = lookup_special(kind, "__getitem__")
-            if type(method) is FunctionType:  # Python code (np.r_[x, y]): run under the context, as a call
-                return STATE.call_ex(method, (obj, key), {})
-            if tagged_key:
-                return dispatch(operator.getitem, (obj, key))
+        if kind is dict:
+            return obj[key]
+        method = python_method(kind, "__getitem__")
+        if method is not None:  # Python code (np.r_[x, y], a user's container): run under the context, as a call
+            return STATE.call_ex(method, (obj, key), {})
+        if tagged_key:
+            return dispatch(operator.getitem, (obj, key))
         return obj[key]
+
 
     def _holds_tagged(key):
         return any(issubclass(type(k), Tagged) for k in key)
-
     def setitem(obj, key, value):
         """``obj[key] = value``."""
         if type(obj) is np.flatiter and (has_shadow(obj.base) or isinstance(value, Tagged)):
@@ -185,13 +186,17 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
 
     def iterable(x):
         """What a loop or an unpacking iterates instead of ``x``."""
-        if type(x) is ndarray and has_shadow(x):
-            return lift(x)
-        if type(x) is np.flatiter:
+        kind = type(x)
+        if kind is tuple or kind is list or kind is range:
+            return x
+        if kind is ndarray:
+            return lift(x) if has_shadow(x) else x
+        if kind is np.flatiter:
             flat = flattened(x)
             if flat is not None:
                 return iterable(flat)
-        return x
+            return x
+        return iterated(x)
 
     def _written(op, symbols):
         # written out with the operator itself: this runs for every arithmetic operation in
@@ -224,7 +229,7 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
 
     def handlers():
         """The implicit handlers of the AD context."""
-        table = {"getitem": getitem, "setitem": setitem, "iterable": iterable, "neg": neg}
+        table = {"getitem": getitem, "setitem": setitem, "iterable": iterable, "neg": neg, "getattr": attribute}
         plain = BINARY_OPS[:13]
         for op, iop in zip(plain, BINARY_OPS[13:]):
             table[op.__name__] = _written(op, _SYMBOLS)

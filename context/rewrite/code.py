@@ -18,7 +18,7 @@ from . import codec, diskcache, exctable
 from .calls import rewrite_calls
 from .attrwatch import rewrite_attribute_stores
 from .framewalks import rewrite_frame_walks
-from .operators import rewrite_direct, rewrite_implicit
+from .operators import plain_attribute_loads, rewrite_direct, rewrite_implicit
 
 _caches = weakref.WeakValueDictionary()  # RewriteConfig -> IdentityCache(code -> rewritten code)
 _KNOWN = frozenset(name for name in dis.opmap if not name.startswith("INSTRUMENTED_"))
@@ -43,8 +43,10 @@ def _engine_passes(items, code, config, decoded=False):
     """
     if not decoded:
         _check(items, code)
-    items = rewrite_calls(rewrite_implicit(items, config), config.callees_at_load, config.callee_as_argument)
-    items = rewrite_direct(items, config.handlers)
+    items = rewrite_implicit(items, config)
+    attribute_loads = plain_attribute_loads(items) if any(k == "getattr" for k, _ in config.handlers) else frozenset()
+    items = rewrite_calls(items, config.callees_at_load, config.callee_as_argument)
+    items = rewrite_direct(items, config.handlers, attribute_loads)  # (the original items stay alive: ids hold)
     names = code.co_names if decoded else None
     if names is None or "f_back" in names:
         items = rewrite_frame_walks(items, visible_f_back)

@@ -202,19 +202,30 @@ def rewrite_implicit(items, config):
 _ITERATED = frozenset({"GET_ITER", "UNPACK_SEQUENCE", "UNPACK_EX", "LIST_EXTEND", "SET_UPDATE", "GET_YIELD_FROM_ITER"})
 
 
-def rewrite_direct(items, handlers):
-    """Replace subscripts, iteration and operators with direct calls of the context's handlers.
+def plain_attribute_loads(items):
+    """The ids of the plain attribute loads among ``items`` (``o.name``; not the method loads
+    of calls, ``o.name(...)``), taken before the call pass turns method loads into plain ones."""
+    if METHOD_BIT_ON_LOAD_ATTR:
+        return {id(item) for item in items if isinstance(item, Instr) and item.name == "LOAD_ATTR" and not item.arg[0]}
+    return {id(item) for item in items if isinstance(item, Instr) and item.name == "LOAD_ATTR"}
+
+
+def rewrite_direct(items, handlers, attribute_loads=frozenset()):
+    """Replace subscripts, iteration, operators and attribute loads with direct calls of the
+    context's handlers.
 
     ``handlers`` maps ``getitem(o, key)``, ``setitem(o, key, value)`` and ``iterable(x)``
     (given what is about to be iterated or unpacked, returns what to iterate) to functions,
     and may map the name of a binary operator in ``operator`` (``"add"``, ``"iadd"``,
     ``"matmul"``, ...), of a comparison (``"lt"``, ``"eq"``, ...) or ``"neg"`` to a function
-    of its operands that computes it.
+    of its operands that computes it, and ``"getattr"`` to ``getattr(o, name)`` for the
+    loads whose ids are in ``attribute_loads`` (see ``plain_attribute_loads``).
     """
     handlers = dict(handlers)
     if not handlers:
         return items
     getitem, setitem, iterable = handlers.get("getitem"), handlers.get("setitem"), handlers.get("iterable")
+    attribute = handlers.get("getattr") if attribute_loads else None
     neg = handlers.get("neg")
     binary = [handlers.get(op.__name__) for op in BINARY_OPS]
     compare = [handlers.get(op.__name__) for op in COMPARE_OPS]
@@ -241,6 +252,9 @@ def rewrite_direct(items, handlers):
             out += [I("BUILD_SLICE", 2, loc)] + emit.direct_call(setitem, 3, loc) + [I("POP_TOP", loc=loc)]
         elif iterable is not None and name in _ITERATED:
             out += emit.direct_call(iterable, 1, loc) + [item]
+        elif attribute is not None and name == "LOAD_ATTR" and id(item) in attribute_loads:
+            attr = item.arg[1] if METHOD_BIT_ON_LOAD_ATTR else item.arg
+            out += [I("LOAD_CONST", attr, loc)] + emit.direct_call(attribute, 2, loc)
         else:
             out.append(item)
     return out

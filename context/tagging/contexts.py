@@ -13,7 +13,9 @@ import numpy as np
 
 from ..base import Context
 from ..frames import call_with_user_globals
+from ..state import STATE
 from . import arrays
+from .implicit import attribute, iterated, python_method
 from .dispatch import dispatch, enclosing_call, qualified_name
 from .errors import TaggingError
 from .guard import GUARD
@@ -125,10 +127,15 @@ def getitem(obj, key):
     kind = type(obj)
     if (kind is list or kind is tuple) and type(key) is int:
         return obj[key]
-    if issubclass(type(key), Tagged) or issubclass(kind, Tagged):
+    if issubclass(kind, Tagged):
         return dispatch(operator.getitem, (obj, key))
     if kind is np.ndarray:
-        return arrays.read(obj, key)
+        return arrays.read(obj, key) if not issubclass(type(key), Tagged) else dispatch(operator.getitem, (obj, key))
+    method = python_method(kind, "__getitem__")
+    if method is not None:  # Python code: run under the context, as a call
+        return STATE.call_ex(method, (obj, key), {})
+    if issubclass(type(key), Tagged):
+        return dispatch(operator.getitem, (obj, key))
     return obj[key]
 
 
@@ -143,12 +150,15 @@ def setitem(obj, key, value):
 
 def iterable(x):
     """What rewritten code of a tagging context iterates or unpacks instead of ``x``."""
-    if type(x) is np.ndarray and arrays.holds_tagged(x):
-        return arrays.items(x)
-    return x
+    kind = type(x)
+    if kind is np.ndarray:
+        return arrays.items(x) if arrays.holds_tagged(x) else x
+    if kind is tuple or kind is list:
+        return x
+    return iterated(x)
 
 
-TaggingContext.implicit_handlers = {"getitem": getitem, "setitem": setitem, "iterable": iterable}
+TaggingContext.implicit_handlers = {"getitem": getitem, "setitem": setitem, "iterable": iterable, "getattr": attribute}
 
 
 @TaggingContext.primitive(operator.getitem)

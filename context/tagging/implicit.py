@@ -1,0 +1,123 @@
+"""What the interpreter calls implicitly, run under a tagging context where it is Python code:
+getters of attribute loads, ``__getitem__`` of subscripts, ``__iter__`` of loops.
+
+Natively, ``obj.name`` runs a property's getter (or a descriptor's ``__get__``), ``obj[k]``
+its class's ``__getitem__`` and ``for v in obj`` its ``__iter__`` from inside the
+interpreter, where no call site of rewritten code sees them: they would run natively, so
+a property or container computing with tagged values (``np.sin(self.x)``,
+``math.exp(r)``, a helper function) would meet them in native code, and a generator
+``__iter__`` would run its body natively. Rewritten code of a tagging context loads plain
+attributes (not the method loads of calls, ``obj.f(...)``) through ``attribute``, and its
+subscript and iteration handlers ask ``python_method``; where CPython's lookup finds
+Python code, it runs as the call ``getter(obj)`` (``method(obj, key)``, ``method(obj)``)
+made under the current context, whose rules its calls then follow as any call's do.
+Anything else runs as natively.
+
+Only objects whose type keeps CPython's own attribute lookup (``object.__getattribute__``,
+no ``__getattr__``, which a getter's ``AttributeError`` would fall back to) have their
+getters taken over; classes, modules and objects with lookups of their own load
+attributes as natively.
+"""
+
+from __future__ import annotations
+
+from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
+
+from functools import cached_property
+from types import FunctionType, ModuleType
+from typing import Any
+
+import numpy as np
+
+from ..resolve import is_engine_code, lookup_special
+from ..state import STATE
+from .values import Tagged
+
+_OBJECT_LOOKUP = object.__getattribute__
+# the commonest objects, whose getters are all native: their loads need no look
+_NATIVE_LOOKUPS = frozenset({np.ndarray, ModuleType, type, float, int, complex, bool, str, np.float64, np.complex128, np.dtype})
+_PROPERTY_GET = property.__get__
+
+
+def attribute(obj: Any, name: str) -> Any:
+    """``obj.name``, with a getter written in Python run under the current context."""
+    kind = type(obj)
+    if kind in _NATIVE_LOOKUPS or issubclass(kind, Tagged):  # (arrays' and tagged values' getters are native or the engine's)
+        return getattr(obj, name)
+    found = lookup_special(kind, name)
+    if found is None:
+        return getattr(obj, name)  # an instance attribute, or no such attribute
+    getter = _python_getter(found)
+    if getter is None or lookup_special(kind, "__getattribute__") is not _OBJECT_LOOKUP \
+            or lookup_special(kind, "__getattr__") is not None:
+        return getattr(obj, name)
+    if getter is _PROPERTY_GET:
+        return STATE.call_ex(found.fget, (obj,), {})
+    return STATE.call_ex(getter, (found, obj, kind), {})
+
+
+def _python_getter(found):
+    """``property.__get__`` for a property whose getter is Python code, a descriptor's own
+    ``__get__`` where it is Python code and takes precedence over the instance's dict (a data
+    descriptor, or ``functools.cached_property``, which reads that dict itself), else None."""
+    kind = type(found)
+    get = lookup_special(kind, "__get__")
+    if get is _PROPERTY_GET:
+        fget = found.fget
+        if type(fget) is FunctionType and not is_engine_code(fget.__code__):
+            return _PROPERTY_GET
+        return None
+    if type(get) is not FunctionType or is_engine_code(get.__code__):
+        return None
+    if kind is cached_property or lookup_special(kind, "__set__") is not None \
+            or lookup_special(kind, "__delete__") is not None:
+        return get
+    return None
+
+
+def python_method(kind: type, name: str) -> Any:
+    """The special method ``name`` that CPython finds for instances of ``kind``, if it is
+    Python code outside the engine, else None."""
+    method = lookup_special(kind, name)
+    if type(method) is FunctionType and not is_engine_code(method.__code__):
+        return method
+    return None
+
+
+def iterated(x: Any) -> Any:
+    """What a loop or an unpacking of ``x`` iterates, with a Python ``__iter__`` and a Python
+    ``__next__`` run under the current context; ``x`` itself where neither is Python code."""
+    it = x
+    method = python_method(type(x), "__iter__")
+    if method is not None:
+        it = STATE.call_ex(method, (x,), {})
+        if lookup_special(type(it), "__next__") is None:
+            return _Returns(it)  # the loop's own iter() raises, as natively, in the user's frame
+    step = python_method(type(it), "__next__")
+    if step is not None:
+        return _stepped(step, it)
+    return it
+
+
+def _stepped(step, it):
+    """``it``'s items, each from ``step(it)`` (its Python ``__next__``) called under the context."""
+    call = STATE.call_ex
+    while True:
+        try:
+            value = call(step, (it,), {})
+        except StopIteration:
+            return
+        yield value
+
+
+class _Returns:
+    """What the ``__iter__`` that ran under the context returned, when it is no iterator: the
+    loop's ``iter()`` of this raises CPython's own error where the loop is."""
+
+    __slots__ = ("returned",)
+
+    def __init__(self, returned):
+        self.returned = returned
+
+    def __iter__(self):
+        return self.returned
