@@ -57,6 +57,7 @@ when_imported("scipy.linalg", "ad.rules.vjps_scipy_linalg")
 when_imported("scipy.linalg", "ad.rules.vjps_scipy_linalg_more")
 when_imported("scipy.signal", "ad.rules.scipy_signal")
 when_imported("scipy.signal", "ad.rules.vjps_scipy_signal")
+when_imported("scipy.integrate", "ad.rules.scipy_integrate")
 
 
 def __getattr__(name):

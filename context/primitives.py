@@ -3,6 +3,7 @@
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 import weakref
+from functools import partial
 from types import BuiltinMethodType, MethodType, ModuleType
 
 _version = [0]
@@ -89,3 +90,22 @@ def find(table, f, args):
             if _matches(argtypes, args):
                 return impl, args
     return None, args
+
+
+def through_partial(table, f, args, kwargs):
+    """``(f, args, kwargs)`` with a ``functools.partial`` whose function has primitives in
+    ``table`` (``partial(np.sum, axis=0)``) unwrapped into the call it makes; anything else
+    as it is."""
+    g, a, k = f, args, kwargs
+    while type(g) is partial:
+        a = g.args + a
+        k = {**g.keywords, **k} if g.keywords else k
+        g = g.func
+    if g is not f and (id(g) in table or (type(g) is MethodType and id(g.__func__) in table)):
+        return g, a, k
+    return f, args, kwargs
+
+
+def has_partial_primitives(table, f):
+    """Whether ``f`` is a ``functools.partial`` that ``through_partial`` unwraps."""
+    return type(f) is partial and through_partial(table, f, (), {})[0] is not f

@@ -10,7 +10,7 @@ import importlib
 import ad
 from ad.engine.forward import JVP_RULES
 
-for _module in ("scipy.special", "scipy.linalg", "scipy.signal"):  # their rules register on import
+for _module in ("scipy.special", "scipy.linalg", "scipy.signal", "scipy.integrate"):  # their rules register on import
     try:
         importlib.import_module(_module)
     except ImportError:

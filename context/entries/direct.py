@@ -95,7 +95,9 @@ def build_direct(act, pre):
     primitive_ids = table if has_primitives else _EMPTY
 
     def primitive_for(f):
-        return id(f) in primitive_ids or (type(f) is MethodType and id(f.__func__) in primitive_ids)
+        kind = type(f)
+        return id(f) in primitive_ids or (kind is MethodType and id(f.__func__) in primitive_ids) or \
+            (kind is partial and primitives.has_partial_primitives(primitive_ids, f))
 
     ctx = act.ctx
     find = primitives.find
@@ -103,6 +105,8 @@ def build_direct(act, pre):
     def call_primitive(f, /, *args, **kwargs):
         """``f(*args, **kwargs)`` for an ``f`` with primitives: the one that matches, run as
         ``run_primitive`` runs it, in one frame; else ``f`` as ``prepare`` says."""
+        if type(f) is partial:
+            f, args, kwargs = primitives.through_partial(table, f, args, kwargs)
         impl, pargs = find(table, f, args)
         if impl is None:
             g, args, kwargs = prepare(f, args, kwargs)

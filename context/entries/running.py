@@ -14,6 +14,7 @@ replace gets a ``call`` that is just a cache lookup and a call. ``act.run(f, *ar
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
+from functools import partial
 from types import MethodType
 
 from .. import primitives
@@ -36,6 +37,7 @@ def build_running(act, overridden):
     fget = act.fvalues.get
     table = primitives.table_for(type(ctx))
     find = primitives.find
+    through_partial = primitives.through_partial
     custom_canrecurse = "canrecurse" in overridden
     # natives may be called from here directly: nothing checks or redirects them
     plain_natives = "fallback" not in overridden and act.guard is None and act.parent is None
@@ -58,6 +60,8 @@ def build_running(act, overridden):
 
     def default_run(f, args, kwargs):
         if table is not None:
+            if type(f) is partial:
+                f, args, kwargs = through_partial(table, f, args, kwargs)
             impl, pargs = find(table, f, args)
             if impl is not None:
                 return act.run_primitive(impl, pargs, kwargs)

@@ -18,7 +18,7 @@ def main(argv=None):
                         help="run the cases whose id matches *PAT* (an fnmatch pattern; repeatable)")
     parser.add_argument("--json", metavar="FILE", help="save every record")
     parser.add_argument("--report", metavar="FILE", help="print a saved run again")
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per case (default 60)")
+    parser.add_argument("--timeout", type=float, default=180.0, help="seconds per case (default 180)")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--no-autograd", action="store_true", help="finite differences only")
     parser.add_argument("--list", action="store_true", help="list the selected case ids and stop")
