@@ -164,9 +164,9 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
             return dispatch(operator.getitem, (obj, key))
         return obj[key]
 
-
     def _holds_tagged(key):
         return any(issubclass(type(k), Tagged) for k in key)
+
     def setitem(obj, key, value):
         """``obj[key] = value``."""
         if type(obj) is np.flatiter and (has_shadow(obj.base) or isinstance(value, Tagged)):

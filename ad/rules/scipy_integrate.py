@@ -1,4 +1,4 @@
-"""Derivative rules for ``scipy.integrate.odeint``, in both modes, by forward sensitivities.
+"""Derivative rules for ``scipy.integrate.odeint``: forward sensitivities and the adjoint method.
 
 ``odeint(func, y0, t, args)`` is a native solver (LSODA) calling ``func`` back. Its solution
 ``Y[k] = y(t[k])`` depends on ``y0``, on the time points and on the arguments: along directions
@@ -212,9 +212,9 @@ defvjp(_odeint_flat, NOT_DIFFERENTIABLE, _vjp_y0, _vjp_t, _vjp_p, NOT_DIFFERENTI
 def _solve(func, y0, t, layout, parts, tfirst, options):
     """``odeint`` with the arguments being differentiated (``parts``) raveled into one vector."""
     p = np.concatenate([np.ravel(a) for a in parts]) if parts else np.zeros(0)
-    y0 = np.ravel(np.asarray(y0, dtype=float)) if not isinstance(y0, Tagged) else np.ravel(y0)
-    return _odeint_flat(_Unflattened(func, layout, tfirst), y0, np.asarray(t, dtype=float) if not isinstance(t, Tagged) else t,
-                        p, options)
+    y0 = np.ravel(y0 if isinstance(y0, Tagged) else np.asarray(y0, dtype=float))
+    t = t if isinstance(t, Tagged) else np.asarray(t, dtype=float)
+    return _odeint_flat(_Unflattened(func, layout, tfirst), y0, t, p, options)
 
 
 def _carries(x):
