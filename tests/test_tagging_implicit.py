@@ -4,6 +4,7 @@ derivatives through properties and containers of the user's classes, in both mod
 same results, errors and tracebacks as natively where nothing is tagged."""
 
 import functools
+import sys
 import math
 import operator
 import traceback
@@ -251,3 +252,27 @@ def test_method_loads_are_not_attribute_loads():
 
     assert context.overdub(Loads(), body) == 4
     assert seen == ["v", "v"]  # in get() and in len(b.v); not "get"
+
+
+def _callers():
+    frame, names = sys._getframe(), []
+    while frame is not None and len(names) < 4:
+        names.append(frame.f_code.co_name)
+        frame = frame.f_back  # (a frame walk: it skips the engine's frames; the getattr handler leaves it alone)
+    return names
+
+
+class Walker:
+    @property
+    def callers(self):
+        return _callers()
+
+
+def test_frame_walks_see_the_users_frames():
+    def body():
+        return _callers(), Walker().callers
+
+    native = body()
+    assert native[0][:2] == ["_callers", "body"] and native[1][:3] == ["_callers", "callers", "body"]
+    got = context.overdub(enabletagging(TaggingContext(), body), body)
+    assert got[0][:2] == native[0][:2] and got[1][:3] == native[1][:3]

@@ -204,10 +204,12 @@ _ITERATED = frozenset({"GET_ITER", "UNPACK_SEQUENCE", "UNPACK_EX", "LIST_EXTEND"
 
 def plain_attribute_loads(items):
     """The ids of the plain attribute loads among ``items`` (``o.name``; not the method loads
-    of calls, ``o.name(...)``), taken before the call pass turns method loads into plain ones."""
+    of calls, ``o.name(...)``), taken before the call pass turns method loads into plain ones.
+    ``f_back`` is left to the frame-walk pass (a frame's getters are native anyway)."""
     if METHOD_BIT_ON_LOAD_ATTR:
-        return {id(item) for item in items if isinstance(item, Instr) and item.name == "LOAD_ATTR" and not item.arg[0]}
-    return {id(item) for item in items if isinstance(item, Instr) and item.name == "LOAD_ATTR"}
+        return {id(item) for item in items if isinstance(item, Instr) and item.name == "LOAD_ATTR"
+                and not item.arg[0] and item.arg[1] != "f_back"}
+    return {id(item) for item in items if isinstance(item, Instr) and item.name == "LOAD_ATTR" and item.arg != "f_back"}
 
 
 def rewrite_direct(items, handlers, attribute_loads=frozenset()):
