@@ -2,9 +2,10 @@
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
-import weakref
 from functools import partial
 from types import BuiltinMethodType, MethodType, ModuleType
+
+from .weakcache import IdentityCache
 
 _version = [0]
 
@@ -36,12 +37,12 @@ def version():
 REGISTRATIONS = _version  # ``[version()]``, for code that reads it on every operation
 
 
-_merged = weakref.WeakKeyDictionary()
+_merged = IdentityCache()  # (a plain dict read: every tagged operation asks, and WeakKeyDictionary.get is Python code)
 
 
 def table_for(cls):
     """``{id(callee): [(argtypes, impl), ...]}`` for ``cls`` with inherited entries after its own; None if empty."""
-    cached = _merged.get(cls)
+    cached = _merged.values.get(id(cls))
     if cached is not None and cached[0] == _version[0]:
         return cached[1]
     table = {}
@@ -51,7 +52,7 @@ def table_for(cls):
             for key, (_fn, entries) in own.items():
                 table.setdefault(key, []).extend(entries)
     table = table or None
-    _merged[cls] = (_version[0], table)
+    _merged.set(cls, (_version[0], table))
     return table
 
 
@@ -87,7 +88,7 @@ def find(table, f, args):
                 args = (owner,) + args
     if entries is not None:
         for argtypes, impl in entries:
-            if _matches(argtypes, args):
+            if argtypes is None or _matches(argtypes, args):
                 return impl, args
     return None, args
 

@@ -29,6 +29,7 @@ from .dual import Dual
 declare_engine_code(__file__)
 
 ndarray = np.ndarray
+_new = object.__new__
 
 
 def is_array(x):
@@ -40,9 +41,13 @@ def is_array(x):
 
 def make_dual(value: Any, tag: Tag, tangent: Any) -> Dual:
     """The tagged value for primal ``value``: a ``DualArray`` for arrays, else a ``Dual``."""
-    if type(value) is ndarray or (type(value) is not float and is_array(value)):
-        return DualArray(value, tag, tangent)
-    return Dual(value, tag, tangent)
+    d = _new(DualArray if type(value) is ndarray or (type(value) is not float and is_array(value)) else Dual)
+    if not tag.used:  # (Tagged.__init__, without its frame: every operation's result is made here)
+        tag.mark_used()
+    d.value = value
+    d.tag = tag
+    d.meta = tangent
+    return d
 
 
 def _write(a, key, value):

@@ -231,7 +231,7 @@ def _jvp_primitive(fn, jvps, elementwise, joint=None):
         out = None
         n = None
         lined = []
-        if joint is not None and all(g is not None for g in tangents):
+        if joint is not None and _all_carry(tangents):
             n, out, lined = _joint_term(t, joint, alone, tangents, ans, primals, kwargs, elementwise)
         for i, g in enumerate(tangents if out is None else ()):
             if g is None:
@@ -265,6 +265,14 @@ def _jvp_primitive(fn, jvps, elementwise, joint=None):
     primitive.__qualname__ = primitive.__name__ = "jvp rule of %s" % qualified_name(fn)
     primitive.splits = True  # (_split lifts buffers holding tangents)
     return primitive
+
+
+def _all_carry(tangents):
+    """Whether every argument carries a tangent (a loop: a generator's frame costs more)."""
+    for g in tangents:
+        if g is None:
+            return False
+    return True
 
 
 def _joint_term(t, joint, alone, tangents, ans, primals, kwargs, elementwise):
@@ -305,6 +313,7 @@ def _ieee_term(jvp, g, ans, primals, kwargs):
 
 
 _DOT_TYPES = (np.dtype(np.float64), np.dtype(np.complex128))
+_FLOAT64 = _DOT_TYPES[0]
 
 
 def all_finite(p: np.ndarray) -> bool:
@@ -314,9 +323,10 @@ def all_finite(p: np.ndarray) -> bool:
     ``sum``) or a sum is finite only if every element is. It may also overflow for finite
     elements beyond about 1e154; callers then do the exact check.
     """
-    if p.dtype in _DOT_TYPES and p.flags.c_contiguous:
+    dtype = p.dtype
+    if dtype in _DOT_TYPES and p.flags.c_contiguous:
         r = p.reshape(-1)
-        return bool(np.isfinite(np.vdot(r, r)))
+        return bool(np.isfinite(r.dot(r) if dtype is _FLOAT64 else np.vdot(r, r)))
     return bool(np.isfinite(p.sum()))
 
 
@@ -328,7 +338,7 @@ def _zero_where_untouched(t, out, lined):
     ``v = [nan, inf, 1.0]`` is ``[nan, inf, 2.0]``, not all ``nan``). Checked only when the
     tangent is not finite, so finite tangents pay one pass over the array.
     """
-    p = primal(out)
+    p = out if type(out) is np.ndarray else primal(out)
     if not isinstance(p, np.ndarray) or p.dtype.kind not in "fc" or all_finite(p):
         return out
     untouched = None

@@ -83,8 +83,12 @@ def full(out, ans, n, fresh_from=()):
     tangent without touching another value's.
     """
     if not n and type(out) is ndarray and type(ans) is ndarray:  # the common case, checked first
-        if out.shape == ans.shape and out.flags.writeable and not any(out is f for f in fresh_from):
-            return out
+        if out.shape == ans.shape and out.flags.writeable:
+            for f in fresh_from:  # (a loop: a generator's frame costs more than the check)
+                if out is f:
+                    break
+            else:
+                return out
     pans = primal(ans)
     if not is_array(pans):
         return out
