@@ -69,7 +69,11 @@ _DICT = type.__dict__["__dict__"].__get__  # metaclass makes ``__mro__`` or ``__
 
 def lookup_special(cls, name, default=None):
     """What CPython's ``_PyType_Lookup`` finds: ``name`` in the class dicts along the MRO."""
-    for klass in _MRO(cls):
+    mro = _MRO(cls)
+    if mro is None:  # a type CPython has not readied yet (3.11's code line iterator): a lookup readies it
+        getattr(cls, "__pycassette_no_such_attribute__", None)
+        mro = _MRO(cls) or ()
+    for klass in mro:
         namespace = _DICT(klass)
         if name in namespace:
             return namespace[name]
@@ -79,7 +83,7 @@ def lookup_special(cls, name, default=None):
 def _is_instance(obj, cls):
     """``PyObject_TypeCheck``: a real subclass test, with no ``__instancecheck__``."""
     kind = type(obj)
-    return kind is cls or cls in _MRO(kind)
+    return kind is cls or cls in (_MRO(kind) or ())
 
 
 def _is_python_code(obj):
