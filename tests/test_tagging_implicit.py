@@ -7,7 +7,9 @@ import functools
 import sys
 import math
 import operator
+import os
 import traceback
+import warnings
 
 import numpy as np
 import pytest
@@ -276,3 +278,50 @@ def test_frame_walks_see_the_users_frames():
     assert native[0][:2] == ["_callers", "body"] and native[1][:3] == ["_callers", "callers", "body"]
     got = context.overdub(enabletagging(TaggingContext(), body), body)
     assert got[0][:2] == native[0][:2] and got[1][:3] == native[1][:3]
+
+
+def _deprecated_module():
+    import types
+    import warnings as w
+
+    module = types.ModuleType("deprecating")
+
+    def __getattr__(name):
+        if name == "old":
+            w.warn("old is deprecated", DeprecationWarning, stacklevel=2)
+            return 1
+        raise AttributeError(name)
+
+    module.__getattr__ = __getattr__
+    return module
+
+
+class Deprecating:
+    def __getattr__(self, name):
+        if name == "old":
+            warnings.warn("old is deprecated", DeprecationWarning, stacklevel=2)
+            return 2
+        raise KeyError(name)  # (an error of __getattr__'s own: it carries no context, as natively)
+
+
+MODULE = _deprecated_module()
+
+
+def _warned_where():
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        values = (MODULE.old, Deprecating().old)
+    try:
+        Deprecating().missing
+    except KeyError as e:
+        context_of_error = e.__context__
+    return values, [(os.path.basename(s.filename), s.lineno) for s in seen], context_of_error
+
+
+@pytest.mark.parametrize("under", [_under_tagging, _under_a_derivative], ids=["tagging", "forward"])
+def test_getattr_fallbacks_warn_from_the_users_frame(under):
+    """A module's and a class's ``__getattr__`` run under the context where CPython calls them:
+    their warnings point at the user's line, and their errors carry no context, as natively."""
+    native = _warned_where()
+    assert native[1][0][0] == "test_tagging_implicit.py" and native[2] is None
+    assert under(_warned_where) == native

@@ -13,10 +13,11 @@ Python code, it runs as the call ``getter(obj)`` (``method(obj, key)``, ``method
 made under the current context, whose rules its calls then follow as any call's do.
 Anything else runs as natively.
 
-Only objects whose type keeps CPython's own attribute lookup (``object.__getattribute__``,
-no ``__getattr__``, which a getter's ``AttributeError`` would fall back to) have their
-getters taken over; classes, modules and objects with lookups of their own load
-attributes as natively.
+Only objects whose type keeps CPython's own attribute lookup (``object.__getattribute__``)
+have their getters taken over; with a ``__getattr__`` as well, the lookup is CPython's and the
+``__getattr__`` (Python code) runs under the context where it fails, as does a module's own
+``__getattr__``: warnings they raise then point at the user's frame, as natively. Classes and
+objects with lookups of their own load attributes as natively.
 """
 
 from __future__ import annotations
@@ -42,18 +43,51 @@ _PROPERTY_GET = property.__get__
 def attribute(obj: Any, name: str) -> Any:
     """``obj.name``, with a getter written in Python run under the current context."""
     kind = type(obj)
+    if kind is ModuleType:
+        return _module_attribute(obj, name)
     if kind in _NATIVE_LOOKUPS or issubclass(kind, Tagged):  # (arrays' and tagged values' getters are native or the engine's)
         return getattr(obj, name)
+    fallback = lookup_special(kind, "__getattr__")
+    if fallback is not None:
+        return _with_fallback(obj, name, kind, fallback)
     found = lookup_special(kind, name)
     if found is None:
         return getattr(obj, name)  # an instance attribute, or no such attribute
     getter = _python_getter(found)
-    if getter is None or lookup_special(kind, "__getattribute__") is not _OBJECT_LOOKUP \
-            or lookup_special(kind, "__getattr__") is not None:
+    if getter is None or lookup_special(kind, "__getattribute__") is not _OBJECT_LOOKUP:
         return getattr(obj, name)
     if getter is _PROPERTY_GET:
         return STATE.call_ex(found.fget, (obj,), {})
     return STATE.call_ex(getter, (found, obj, kind), {})
+
+
+_MODULE_DICT = ModuleType.__dict__["__dict__"].__get__
+
+
+def _module_attribute(module, name):
+    """``module.name``; a module's own ``__getattr__`` (PEP 562), where it is asked, runs under
+    the context as a call from the user's frame, so its warnings point there, as natively."""
+    if lookup_special(ModuleType, name) is None:
+        namespace = _MODULE_DICT(module)
+        if name not in namespace:
+            fallback = namespace.get("__getattr__")
+            if type(fallback) is FunctionType and not is_engine_code(fallback.__code__):
+                return STATE.call_ex(fallback, (name,), {})
+    return getattr(module, name)
+
+
+def _with_fallback(obj, name, kind, fallback):
+    """``obj.name`` for a class with ``__getattr__``: CPython's own lookup (getters run natively
+    there), then, where it fails, a Python ``__getattr__`` run under the context (its warnings
+    point at the user's frame, as natively)."""
+    if type(fallback) is not FunctionType or is_engine_code(fallback.__code__) \
+            or lookup_special(kind, "__getattribute__") is not _OBJECT_LOOKUP:
+        return getattr(obj, name)
+    try:
+        return _OBJECT_LOOKUP(obj, name)
+    except AttributeError:
+        pass  # (called after the handler, as CPython does: its errors get no context)
+    return STATE.call_ex(fallback, (obj, name), {})
 
 
 def _python_getter(found):
