@@ -14,11 +14,10 @@ import operator
 import numpy as np
 
 from context.resolve import declare_engine_code
-from context.state import STATE
 from context.rewrite.operators import BINARY_OPS, COMPARE_OPS
 from context.tagging import Tagged, dispatch
 from context.tagging.arrays import root_of
-from context.tagging.implicit import attribute, iterated, python_method
+from context.tagging.implicit import attribute, iterated, subscript
 from context.tagging.dispatch import qualified_name
 from context.tagging.guard import NativeGuard
 
@@ -148,21 +147,13 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
             flat = flattened(obj)
             if flat is not None:
                 return getitem(flat, key)
-        tagged_key = issubclass(type(key), Tagged)
         if issubclass(kind, Tagged):
             if read_tagged is not None:
                 got = read_tagged(obj, key)
                 if got is not None:
                     return got
             return dispatch(operator.getitem, (obj, key))
-        if kind is dict:
-            return obj[key]
-        method = python_method(kind, "__getitem__")
-        if method is not None:  # Python code (np.r_[x, y], a user's container): run under the context, as a call
-            return STATE.call_ex(method, (obj, key), {})
-        if tagged_key:
-            return dispatch(operator.getitem, (obj, key))
-        return obj[key]
+        return subscript(obj, key)  # (np.r_[x, y], a user's container: its __getitem__ under the context)
 
     def _holds_tagged(key):
         return any(issubclass(type(k), Tagged) for k in key)

@@ -13,9 +13,8 @@ import numpy as np
 
 from ..base import Context
 from ..frames import call_with_user_globals
-from ..state import STATE
 from . import arrays
-from .implicit import attribute, iterated, python_method
+from .implicit import attribute, iterated, subscript
 from .dispatch import dispatch, enclosing_call, qualified_name
 from .errors import TaggingError
 from .guard import GUARD
@@ -131,12 +130,7 @@ def getitem(obj, key):
         return dispatch(operator.getitem, (obj, key))
     if kind is np.ndarray:
         return arrays.read(obj, key) if not issubclass(type(key), Tagged) else dispatch(operator.getitem, (obj, key))
-    method = python_method(kind, "__getitem__")
-    if method is not None:  # Python code: run under the context, as a call
-        return STATE.call_ex(method, (obj, key), {})
-    if issubclass(type(key), Tagged):
-        return dispatch(operator.getitem, (obj, key))
-    return obj[key]
+    return subscript(obj, key)
 
 
 def setitem(obj, key, value):

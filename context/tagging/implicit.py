@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
+import operator
 from functools import cached_property
 from types import FunctionType, ModuleType
 from typing import Any
@@ -32,6 +33,7 @@ import numpy as np
 
 from ..resolve import is_engine_code, lookup_special
 from ..state import STATE
+from .dispatch import dispatch
 from .values import Tagged
 
 _OBJECT_LOOKUP = object.__getattribute__
@@ -71,7 +73,7 @@ def _module_attribute(module, name):
         namespace = _MODULE_DICT(module)
         if name not in namespace:
             fallback = namespace.get("__getattr__")
-            if type(fallback) is FunctionType and not is_engine_code(fallback.__code__):
+            if _users_code(fallback):
                 return STATE.call_ex(fallback, (name,), {})
     return getattr(module, name)
 
@@ -80,8 +82,7 @@ def _with_fallback(obj, name, kind, fallback):
     """``obj.name`` for a class with ``__getattr__``: CPython's own lookup (getters run natively
     there), then, where it fails, a Python ``__getattr__`` run under the context (its warnings
     point at the user's frame, as natively)."""
-    if type(fallback) is not FunctionType or is_engine_code(fallback.__code__) \
-            or lookup_special(kind, "__getattribute__") is not _OBJECT_LOOKUP:
+    if not _users_code(fallback) or lookup_special(kind, "__getattribute__") is not _OBJECT_LOOKUP:
         return getattr(obj, name)
     try:
         return _OBJECT_LOOKUP(obj, name)
@@ -97,11 +98,8 @@ def _python_getter(found):
     kind = type(found)
     get = lookup_special(kind, "__get__")
     if get is _PROPERTY_GET:
-        fget = found.fget
-        if type(fget) is FunctionType and not is_engine_code(fget.__code__):
-            return _PROPERTY_GET
-        return None
-    if type(get) is not FunctionType or is_engine_code(get.__code__):
+        return _PROPERTY_GET if _users_code(found.fget) else None
+    if not _users_code(get):
         return None
     if kind is cached_property or lookup_special(kind, "__set__") is not None \
             or lookup_special(kind, "__delete__") is not None:
@@ -113,9 +111,26 @@ def python_method(kind: type, name: str) -> Any:
     """The special method ``name`` that CPython finds for instances of ``kind``, if it is
     Python code outside the engine, else None."""
     method = lookup_special(kind, name)
-    if type(method) is FunctionType and not is_engine_code(method.__code__):
-        return method
-    return None
+    return method if _users_code(method) else None
+
+
+def _users_code(f):
+    """Whether ``f`` is a Python function outside the engine."""
+    return type(f) is FunctionType and not is_engine_code(f.__code__)
+
+
+def subscript(obj: Any, key: Any) -> Any:
+    """``obj[key]`` for an object that is neither an array nor tagged: its class's Python
+    ``__getitem__`` run under the current context; a tagged key given to the rules of the
+    newest tag; else as natively."""
+    kind = type(obj)
+    if kind is not dict:  # (the commonest container: its lookup is native)
+        method = python_method(kind, "__getitem__")
+        if method is not None:
+            return STATE.call_ex(method, (obj, key), {})
+    if issubclass(type(key), Tagged):
+        return dispatch(operator.getitem, (obj, key))
+    return obj[key]
 
 
 def iterated(x: Any) -> Any:
@@ -125,11 +140,11 @@ def iterated(x: Any) -> Any:
     method = python_method(type(x), "__iter__")
     if method is not None:
         it = STATE.call_ex(method, (x,), {})
-        if lookup_special(type(it), "__next__") is None:
-            return _Returns(it)  # the loop's own iter() raises, as natively, in the user's frame
-    step = python_method(type(it), "__next__")
-    if step is not None:
+    step = lookup_special(type(it), "__next__")
+    if _users_code(step):
         return _stepped(step, it)
+    if step is None and it is not x:
+        return _Returns(it)  # no iterator: the loop's own iter() raises, as natively, in the user's frame
     return it
 
 
