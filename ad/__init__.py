@@ -52,6 +52,7 @@ _install_reverse()  # reverse-mode rules derived from the elementwise forward ru
 from .rules import vjps_complex  # noqa: E402,F401  (replaces derived rules that complex values need)
 
 when_imported("scipy.special", "ad.rules.scipy_special")
+when_imported("scipy.special", "ad.rules.vjps_scipy_special")  # (after: replaces derived rules)
 when_imported("scipy.linalg", "ad.rules.scipy_linalg")
 when_imported("scipy.linalg", "ad.rules.vjps_scipy_linalg")
 when_imported("scipy.linalg", "ad.rules.vjps_scipy_linalg_more")

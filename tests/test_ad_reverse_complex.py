@@ -18,12 +18,14 @@ import pytest
 import scipy.linalg as sl
 import scipy.signal as ss
 import scipy.special as sc
+from scipy.special import _ufuncs as scu
 
 import ad
+from ad.engine.forward import defjvp
 from ad.engine.reverse import COMPLEX_CHECKED, complex_checked, defvjp
 from ad.engine.traced import ComplexValuesError
 from ad.rules import array_api, arrays, indexing, layout, vjps_complex, vjps_scipy_linalg, vjps_scipy_linalg_more
-from ad.rules import scipy_special, vjps_scipy_signal
+from ad.rules import scipy_special, vjps_scipy_signal, vjps_scipy_special
 
 R, F = ad.ReverseMode(), ad.ForwardMode()
 SHAPE = (2, 3)
@@ -68,7 +70,7 @@ UNARY = [np.negative, np.positive, np.square, np.reciprocal, np.sqrt, np.exp, np
          np.arcsinh, np.arccosh, np.arctanh, np.exp2, np.sinc, np.conjugate, np.real, np.imag, np.angle,
          np.absolute, np.sign, operator.neg, operator.pos, operator.abs, builtins.abs]
 BINARY = [np.add, np.subtract, np.multiply, np.divide, np.power, np.float_power, operator.add, operator.sub, operator.mul,
-          operator.truediv, operator.pow, builtins.pow]
+          operator.truediv, operator.pow, builtins.pow, np.maximum, np.minimum, np.fmax, np.fmin]
 
 
 @pytest.mark.parametrize("fn", UNARY, ids=lambda fn: getattr(fn, "__name__", str(fn)))
@@ -251,6 +253,11 @@ MORE = {  # shapes, products, statistics and cmath (scalars taken from the array
     np.zeros_like: lambda z: np.zeros_like(z) + z,
     np.ones_like: lambda z: np.ones_like(z) * z,
     np.ufunc.accumulate: lambda z: np.add.accumulate(z, axis=1) + np.multiply.accumulate(z),
+    np.ufunc.reduce: lambda z: np.add.reduce(z, axis=1) + np.multiply.reduce(z, axis=0)[:2],
+    np.median: lambda z: np.median(z, axis=0) + np.median(z) + np.median(z.T, axis=1, keepdims=True)[:, 0],
+    np.nanmedian: lambda z: np.nanmedian(np.where(np.abs(z) > 1.5, np.nan, z), axis=1),
+    np.nanmax: lambda z: np.nanmax(np.where(np.abs(z) > 1.5, np.nan, z), axis=0) + np.nanmax(z),
+    np.nanmin: lambda z: np.nanmin(np.where(np.abs(z) > 1.5, np.nan, z), axis=1)[:1] + np.nanmin(z),
     np.kron: lambda z: np.kron(z, z[:, :2]),
     np.convolve: lambda z: np.convolve(z[0], z[1, :2]) + np.convolve(z[0], np.real(z[1]), "same").sum()
     + np.convolve(z[0, :2], z[1], "valid").sum(),
@@ -430,8 +437,12 @@ def test_what_reverse_mode_refuses_is_named():
         ad.gradient(np.sum, x + 1j, backend=R)  # needs a real result, test_ad_complex_gradient.py)
     gcd = lambda y: np.sum(np.gcd(np.arange(4), 2) * np.sinc(y * (1 + 2j)).real)  # noqa: E731  (sinc: checked)
     np.testing.assert_allclose(ad.gradient(gcd, x, backend=R), ad.gradient(gcd, x, backend=F), rtol=1e-12)
-    norm = lambda y: np.sum(np.median(np.outer(y, y[:2]) * (1 + 2j), axis=0))  # noqa: E731  (median: not checked)
-    with pytest.raises(ComplexValuesError, match="median"):
+    def spread(z):  # a rule of the user's own, not checked on complex values
+        return z * 2.0
+
+    defjvp(spread, lambda g, ans, z: g * 2.0)
+    norm = lambda y: np.sum(spread(np.outer(y, y[:2]) * (1 + 2j)).real)  # noqa: E731
+    with pytest.raises(ComplexValuesError, match="spread"):
         ad.gradient(norm, x, backend=R)
     hfft = lambda y: np.sum(np.fft.hfft(y * 1j))  # noqa: E731  (refused before it had a checked rule)
     np.testing.assert_allclose(ad.gradient(hfft, x, backend=R), ad.gradient(hfft, x, backend=F), rtol=1e-12)
@@ -630,7 +641,16 @@ SCIPY_CASES.update({  # scipy.special's holomorphic functions
     sc.kv: lambda z: sc.kv(1.5, z + 2), sc.kve: lambda z: sc.kve(1.5, z + 2), sc.hankel1: lambda z: sc.hankel1(1.5, z + 2),
     sc.hankel2: lambda z: sc.hankel2(1.5, z + 2), sc.expm1: sc.expm1, sc.log1p: sc.log1p,
 })
-SCIPY_CHECKED = vjps_scipy_linalg_more.COMPLEX + vjps_scipy_signal.COMPLEX + scipy_special.COMPLEX
+SCIPY_CASES.update({  # the scaled Bessel functions: exp(-|Re z|) and exp(-|Im z|) are not holomorphic (their
+    # own rules), hankel1e and hankel2e are; the inputs take both signs of Re z and Im z
+    sc.ive: lambda z: sc.ive(1.5, z) + sc.ive(np.array([[0.5], [2.0], [-1.0]]), z[0]),  # (an order broadcast)
+    sc.jve: lambda z: sc.jve(1.5, z) + sc.jve(np.array([[0.5], [2.0], [-1.0]]), z[0]),
+    sc.yve: lambda z: sc.yve(1.5, z + 2) + sc.yve(0.5, z[0, 0] + 3),  # (a complex scalar)
+    sc.hankel1e: lambda z: sc.hankel1e(1.5, z + 2), sc.hankel2e: lambda z: sc.hankel2e(1.5, z + 2),
+    scu._lambertw: lambda z: sc.lambertw(z) + sc.lambertw(z + 1, k=1),
+})
+SCIPY_CHECKED = (vjps_scipy_linalg_more.COMPLEX + vjps_scipy_signal.COMPLEX + scipy_special.COMPLEX
+                 + vjps_scipy_special.COMPLEX)
 
 
 @pytest.mark.parametrize("fn", list(SCIPY_CASES), ids=lambda fn: getattr(fn, "__name__", str(fn)))
@@ -638,9 +658,20 @@ def test_scipy_on_complex_values(fn):
     agree(SCIPY_CASES[fn], 1, shape=(3, 3))
 
 
-def test_a_scaled_bessel_function_that_is_not_holomorphic_stays_refused():
-    with pytest.raises(ComplexValuesError, match="ive"):
-        ad.gradient(lambda y: np.sum(np.abs(sc.ive(1.5, y * (1 + 1j)))), np.array([0.3, 0.6]), backend=R)
+@pytest.mark.parametrize("fn", [sc.ive, sc.jve, sc.yve])
+def test_scaled_bessel_functions_of_real_values_in_reverse_mode(fn):
+    """On real arguments the real parts of their rules are the derivatives: against forward mode,
+    at points of both signs (the scaled factor's kink is at 0)."""
+    agree(lambda x: fn(1.5, np.abs(x) + 0.1) + fn(0.5, x) * (1 + 2j), 0, 1, shape=(3, 3))
+
+
+def test_the_scaled_bessel_rule_is_not_the_forward_rule_applied_to_the_cotangent():
+    """What the rule derived from the forward rule computed (``u a - sign(Re z) Re(u) ans``) is wrong for
+    complex z: the gradient of ``|ive(v, z)|^2`` along a complex line against central differences."""
+    f = lambda y: np.sum(np.abs(sc.ive(1.5, y * (1 + 1j) - 0.4j)) ** 2)  # noqa: E731
+    y = np.array([0.3, -0.6, 0.9])
+    np.testing.assert_allclose(ad.gradient(f, y, backend=R), ad.gradient(f, y, backend=ad.FiniteDifferences()),
+                               rtol=1e-6)
 
 
 def test_every_checked_scipy_function_is_tested_here():

@@ -367,8 +367,8 @@ defjvp(sc.spence, _domain(lambda ans, z: np.where(z == 1, -1.0, np.log(z) / (1 -
 
 # The functions whose reverse rules (derived from these forward rules) hold for complex values: the
 # holomorphic ones (a pullback is the derivative times the cotangent, no conjugate; see vjps_complex),
-# each checked by the dot-product test in tests/test_ad_reverse_complex.py. Not ``ive``, ``i0e``,
-# ``i1e`` (scaled by exp(-|Re z|)), nor the functions NumPy gives no complex loop.
+# each checked by the dot-product test in tests/test_ad_reverse_complex.py. Not the scaled forms ``ive``,
+# ``jve``, ``yve`` (``vjps_scipy_special`` has their rules), nor the functions SciPy gives no complex loop.
 COMPLEX = (sc.psi, sc.gamma, sc.rgamma, sc.loggamma, sc.erf, sc.erfc, sc.erfi, sc.erfcx, sc.dawsn, sc.wofz, sc.ndtr,
            sc.log_ndtr, sc.xlogy, sc.xlog1py, sc.spence, sc.jv, sc.yv, sc.iv, sc.kv, sc.kve, sc.hankel1, sc.hankel2,
            sc.expm1, sc.log1p)

@@ -96,6 +96,7 @@ ELEMENTWISE = (
     np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh, np.arcsin, np.arccos, np.arctan, np.arcsinh, np.arccosh,
     np.arctanh, np.exp2, np.sinc, np.float_power,
     np.conjugate, np.real, np.imag, np.absolute, np.angle, np.sign,
+    np.maximum, np.minimum, np.fmax, np.fmin,  # (complex values order as NumPy sorts them: the rule selects)
 )
 OPERATORS = (
     operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos, operator.pow, builtins.pow,
@@ -123,7 +124,7 @@ SHAPES = (
     np.split, np.array_split, np.hsplit, np.vsplit, np.rot90, np.fliplr, np.flipud, np.triu, np.tril, np.diagonal,
     np.copy, np.asarray, np.asanyarray, np.full_like, np.zeros_like, np.ones_like, np.ufunc.accumulate,
     np.rollaxis, np.full, np.dsplit, np.broadcast_arrays, np.diagflat, np.fft.fftshift, np.fft.ifftshift,
-    np.ascontiguousarray, np.block, np.empty_like, np.partition, np.real_if_close, np.complex64, np.complex128,
+    np.ascontiguousarray, np.block, np.empty_like, np.partition, np.real_if_close, np.complex64, np.complex128, np.ufunc.reduce,
     np.clongdouble, np.nan_to_num, np.round, np.around, np.select, np.piecewise, np.polyder, np.ediff1d,
     np.gradient, np.linspace, np.logspace, np.geomspace, np.interp, np.iscomplex, np.isreal,
 ) + tuple(f for f in (getattr(np, "permute_dims", None), getattr(np, "concat", None)) if f is not None)
@@ -131,7 +132,8 @@ PRODUCTS = (np.kron, np.cross, np.inner, np.polyval, np.linalg.multi_dot, np.lin
             np.correlate) + tuple(
     getattr(np, f) for f in ("vecdot", "matvec", "vecmat") if hasattr(np, f))  # (vecdot, vecmat: conj of the first)
 STATISTICS = (np.average, np.nansum, np.nanmean, np.var, np.std, np.nanvar, np.nanstd, np.nanprod, np.nancumsum,
-              np.nancumprod, np.max, np.amax, np.min, np.amin, np.ptp, np.clip, _clipped) + tuple(
+              np.nancumprod, np.max, np.amax, np.min, np.amin, np.ptp, np.clip, _clipped, np.median, np.nanmedian,
+              np.nanmax, np.nanmin) + tuple(
     f for f in (getattr(np.linalg, "matrix_norm", None), getattr(np.linalg, "vector_norm", None)) if f is not None)
 CMATH = (cmath.exp, cmath.log, cmath.log10, cmath.sqrt, cmath.sin, cmath.cos, cmath.tan, cmath.asin, cmath.acos,
          cmath.atan, cmath.sinh, cmath.cosh, cmath.tanh, cmath.asinh, cmath.acosh, cmath.atanh, cmath.phase,

@@ -52,8 +52,9 @@ def _from_end(a, shape, axes):
 
 
 def _scatter(values, index, size):
-    """Zeros of ``size`` with ``values`` added at ``index`` (repeats accumulate)."""
-    z = np.zeros(size)
+    """Zeros of ``size`` with ``values`` added at ``index`` (repeats accumulate), in their dtype
+    (a complex median's cotangent is complex)."""
+    z = np.zeros(size, dtype=np.result_type(primal(values), float))
     np.add.at(z, index, values)
     return z
 
