@@ -39,7 +39,8 @@ def native_enter_ex(f, args, kwargs):
     return kwargs, f, args
 
 
-_NATIVE = (native_call, native_call_ex, native_callee, native_enter, native_enter_kw, native_enter_ex, operator.call)
+NATIVE_ENTRIES = (native_call, native_call_ex, native_callee, native_enter, native_enter_kw, native_enter_ex,
+                  operator.call)
 
 
 class _State(threading.local):
@@ -53,14 +54,14 @@ class _State(threading.local):
 
     def __init__(self):
         self.act = None
-        self.call, self.call_ex, self.callee, self.enter, self.enter_kw, self.enter_ex, self.run = _NATIVE
+        self.call, self.call_ex, self.callee, self.enter, self.enter_kw, self.enter_ex, self.run = NATIVE_ENTRIES
 
 
 STATE = _State()
 
 
 _NAMES = ("call", "call_ex", "callee", "enter", "enter_kw", "enter_ex", "run")
-_NATIVE_STATE = dict(zip(_NAMES, _NATIVE), act=None)
+NATIVE_STATE = dict(zip(_NAMES, NATIVE_ENTRIES), act=None)  # (also a finished activation's)
 
 
 def state_of(act):
@@ -77,7 +78,7 @@ def switch_to(act):
     """
     namespace = STATE.__dict__
     previous = namespace["act"]
-    namespace.update(_NATIVE_STATE if act is None else act.state)
+    namespace.update(NATIVE_STATE if act is None else act.state)
     return previous
 
 
