@@ -17,7 +17,7 @@ from context.resolve import declare_engine_code
 from context.rewrite.operators import BINARY_OPS, COMPARE_OPS
 from context.tagging import Tagged, dispatch
 from context.tagging.arrays import root_of
-from context.tagging.implicit import attribute, iterated, subscript
+from context.tagging.implicit import attribute, iterated, python_method, subscript
 from context.tagging.dispatch import qualified_name
 from context.tagging.guard import NativeGuard
 
@@ -54,6 +54,12 @@ _MUTATING_METHODS = frozenset(["fill", "sort", "put", "partition", "resize", "it
                                "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ipow__"])
 _MUTATING_FUNCTIONS = frozenset(id(f) for f in (np.copyto, np.place, np.putmask, np.put, np.put_along_axis,
                                                 np.fill_diagonal))
+
+
+def _native_mapping(kind):
+    """Whether ``kind`` is a ``dict`` (or a subclass) whose items are found and stored natively."""
+    return kind is dict or (issubclass(kind, dict) and python_method(kind, "__getitem__") is None
+                            and python_method(kind, "__setitem__") is None)
 
 
 def before_native_write(f, args, kwargs):
@@ -153,6 +159,8 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
                 if got is not None:
                     return got
             return dispatch(operator.getitem, (obj, key))
+        if issubclass(type(key), Tagged) and _native_mapping(kind):
+            return obj[key]  # a key is found by its value, as by ``key in obj`` and ``obj.get(key)``
         return subscript(obj, key)  # (np.r_[x, y], a user's container: its __getitem__ under the context)
 
     def _holds_tagged(key):
@@ -170,10 +178,10 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
             obj = base.reshape(-1)  # (a view: the buffer's memory, in .flat's order)
         if (type(obj) is ndarray and obj.dtype != object) or isinstance(obj, DualArray):
             assign(obj, key, value)
-        elif issubclass(type(key), Tagged) or issubclass(type(obj), Tagged):
+        elif issubclass(type(obj), Tagged) or (issubclass(type(key), Tagged) and not _native_mapping(type(obj))):
             dispatch(operator.setitem, (obj, key, value))
         else:
-            obj[key] = value
+            obj[key] = value  # (a dict keeps a key being differentiated as it is, as a set does)
 
     def iterable(x):
         """What a loop or an unpacking iterates instead of ``x``."""

@@ -44,7 +44,6 @@ class Tagged:
     """
 
     __slots__ = ("value", "tag", "meta")
-    __array_ufunc__ = None  # NumPy defers binary operators to ours
 
     def __init__(self, value: Any, tag: Tag, meta: Any) -> None:
         if not tag.used:
