@@ -206,3 +206,19 @@ def test_dicts_find_and_keep_keys_being_differentiated_by_their_value():
         assert ad.derivative(f, 0.5, backend=mode) == pytest.approx(expected, rel=1e-14)
     with pytest.raises(ad.NoRuleError, match="index carries a derivative"):
         ad.derivative(lambda x: [1.0, 2.0][x], 1.0)  # a list's index is not a key
+
+
+def test_math_in_native_code_names_the_code_that_called_it():
+    """``math`` has no protocol: converting a value being differentiated there is an error that names
+    the Python function whose native call converted it, and points to NumPy's function."""
+    from context.tagging.operators import MetadataLossError
+
+    class Disc:
+        def __init__(self, r):
+            self.r = r
+
+        def __abs__(self):
+            return math.sqrt(self.r)
+
+    with pytest.raises(MetadataLossError, match=r"called by .*Disc\.__abs__ .*use NumPy's"):
+        ad.derivative(lambda r: abs(Disc(r)), 2.0)

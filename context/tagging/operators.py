@@ -11,6 +11,7 @@ from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see contex
 
 import math
 import operator
+from sys import _getframe
 
 from .dispatch import dispatch
 from .values import Tagged, live, primal
@@ -68,11 +69,14 @@ def _conversion(kind):
     def method(a):
         x = live(a)
         if issubclass(type(x), Tagged):
+            caller = _getframe(1)  # the Python code whose native call converts (math.sqrt(x) in a special method)
             raise MetadataLossError(
-                "%s() of a value tagged by %s, in native code (a native function, or a special "
-                "method or property, which run natively): its metadata would be dropped; give the "
-                "function that converts it a rule (for AD: @ad.frule(fn))"
-                % (kind.__name__, type(x.tag.context).__name__)
+                "%s() of a value tagged by %s, in native code called by %s.%s (a native function, or a "
+                "special method or property, which run natively): its metadata would be dropped; give the "
+                "function that converts it a rule (for AD: @ad.frule(fn)), or use NumPy's, which follows the "
+                "rules wherever it is called"
+                % (kind.__name__, type(x.tag.context).__name__, caller.f_globals.get("__name__", "?"),
+                   caller.f_code.co_qualname)
             )
         return kind(x)
 
