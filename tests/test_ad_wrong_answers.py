@@ -268,3 +268,44 @@ def test_sort_descending_follows_the_descending_order():
 def test_numpy_scalar_methods_of_a_number_being_differentiated(backend):
     f = lambda x: np.sum(x).sum() * np.max(x).squeeze() + np.sum(x).ndim + np.mean(x).item()
     np.testing.assert_allclose(ad.gradient(f, np.array([1.0, 2.0]), backend=backend), [2.5, 5.5])
+
+
+@pytest.mark.parametrize("backend", [ad.ForwardMode(), ad.ReverseMode()], ids=["forward", "reverse"])
+def test_a_generator_given_to_a_function_whose_rule_reads_its_items(backend):
+    """``math.fsum(v for v in data)`` with no item being differentiated: forward mode's rule read the
+    generator to look for tangents, then called ``fsum`` with what was left of it, nothing, so the
+    value was 1.0 where it is 4.0. The function gets the items; an iterator still, so what refuses
+    iterators (``np.stack``) refuses as natively."""
+    cases = [
+        (lambda x: x + math.fsum(v for v in [1.0, 2.0]), 4.0, 1.0),
+        (lambda x: math.fsum(v * x for v in [1.0, 2.0]), 3.0, 3.0),
+        (lambda x: math.dist((v for v in [3.0, 4.0]), [0.0, 0.0]) * x, 5.0, 5.0),
+        (lambda x: math.dist((v * x for v in [3.0, 4.0]), iter([0.0, 0.0])), 5.0, 5.0),
+    ]
+    for f, value, derivative in cases:
+        assert ad.value_and_derivative(f, 1.0, backend=backend) == (value, derivative)
+    with pytest.raises(TypeError, match="sequence"):
+        ad.derivative(lambda x: float(np.sum(np.stack(v for v in [np.ones(2)]))) * x, 1.0, backend=backend)
+
+
+@pytest.mark.parametrize("backend", [ad.ForwardMode(), ad.ReverseMode()], ids=["forward", "reverse"])
+def test_statistics_exact_sums_name_what_has_no_rule_in_both_modes(backend):
+    """``statistics.harmonic_mean`` sums exact fractions (``float.as_integer_ratio``), through which no
+    derivative passes, and has no rule of its own (``mean`` and the variances have): an error naming
+    that method; reverse mode's numbers lacked the method, and statistics' fallback raised a
+    TypeError naming no function."""
+    import statistics
+
+    with pytest.raises(ad.NoRuleError, match="float.as_integer_ratio"):
+        ad.gradient(lambda x: statistics.harmonic_mean(list(x)), np.array([0.3, 0.5]), backend=backend)
+
+
+def test_an_infinite_tangent_of_a_sequence_item_keeps_the_directions_it_touches():
+    """``math.fsum([sqrt(x0), x1])`` at x0 = 0: the check that zeroes the directions no input touches
+    (where a derivative is infinite) skipped the items of sequence arguments, so it saw no input
+    touching any direction and zeroed the whole gradient, [0, 0] where it is [inf, 1]."""
+    f = lambda x: math.fsum([math.sqrt(x[0]), x[1]])  # noqa: E731
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for backend in (ad.ForwardMode(), ad.ReverseMode()):
+            np.testing.assert_array_equal(ad.gradient(f, np.array([0.0, 1.0]), backend=backend), [np.inf, 1.0])

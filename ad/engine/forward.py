@@ -361,8 +361,14 @@ def _untouched_directions_zero(t, out, ans, primals, tangents):
         return out  # (one direction: it moves the inputs) one pass over the result, no temporary array
     chunk = out.shape[:n]
     touched = np.zeros(chunk, dtype=bool)
-    for g, x in zip(tangents, primals):
-        if g is None or type(g) in (list, tuple):
+    pairs = list(zip(tangents, primals))
+    for g, x in pairs:
+        if g is None:
+            continue
+        if type(g) in (list, tuple):  # a sequence argument's items (math.fsum's): each touches its directions
+            if type(x) not in (list, tuple) or len(x) != len(g):
+                return out
+            pairs.extend(zip(g, x))
             continue
         pg = primal(g)
         if lead(pg, x) != n or np.shape(pg)[:n] != chunk:
@@ -453,6 +459,9 @@ def _frule_primitive(fn, rule, sequences):
             # lists holding values being differentiated become arrays (np.polyval([p, 2.0], x)), where
             # NumPy would make object arrays of them; the sequence arguments' parts stay parts
             args = _lists_as_arrays(ctx, args, sequences)[0]
+        given = args
+        if sequences:
+            args, given = _sequences_listed(args, sequences)
         primals, tangents, found = _split(ctx, args)
         for i in sequences:
             if i < len(args):
@@ -465,7 +474,7 @@ def _frule_primitive(fn, rule, sequences):
                 found = found or inner
         t = ctx._tag
         if not found:
-            return enclosing_call(t, fn, tuple(args), kwargs)
+            return enclosing_call(t, fn, tuple(given), kwargs)
         out, tangent = enclosing_call(t, rule, (tuple(primals), tuple(tangents)), kwargs)
         if type(tangent) is np.ndarray:  # (tuples of results: each rule sees to its own)
             tangent = _untouched_directions_zero(t, tangent, out, primals, tangents)
@@ -474,6 +483,23 @@ def _frule_primitive(fn, rule, sequences):
     primitive.__qualname__ = primitive.__name__ = "frule of %s" % qualified_name(fn)
     primitive.splits = True  # (_split lifts buffers holding tangents)
     return primitive
+
+
+def _sequences_listed(args, sequences):
+    """``(args, given)``: ``args`` with the iterators at positions ``sequences`` read into lists, for
+    the rule to read their items, and ``given`` with fresh iterators over those lists, for the
+    function itself when no item carries a tangent (``math.fsum(v for v in data)``: the generator,
+    read by the split, was empty for that call; an iterator still, it is refused where it was)."""
+    listed = given = None
+    for i in sequences:
+        if i < len(args):
+            seq = args[i]
+            if type(seq) not in (list, tuple) and not isinstance(seq, (np.ndarray, Tagged)):
+                if listed is None:
+                    listed, given = list(args), list(args)
+                listed[i] = list(seq)
+                given[i] = iter(listed[i])
+    return (args, args) if listed is None else (tuple(listed), tuple(given))
 
 
 def _has_sequence(args):

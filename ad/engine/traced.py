@@ -58,6 +58,17 @@ class Traced(ScalarArrayMethods, Tagged):
     def conjugate(self) -> Any:
         return dispatch(np.conjugate, (self,)) if is_complex(self.value) else self
 
+    # float's other methods, through the rules as forward mode's Dual has them (a missing one made
+    # statistics.mean's AttributeError fallback raise a TypeError that named no function)
+    def is_integer(self) -> Any:
+        return dispatch(float.is_integer, (self,))
+
+    def hex(self) -> Any:
+        return dispatch(float.hex, (self,))
+
+    def as_integer_ratio(self) -> Any:
+        return dispatch(float.as_integer_ratio, (self,))
+
 
 class TracedArray(DualArray):
     """An array being differentiated in reverse mode: ``DualArray``'s array protocol, a node for meta."""
