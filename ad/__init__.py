@@ -13,8 +13,8 @@ from .engine.optional import when_imported
 from .rules import (  # noqa: F401  (register the rules)
     array_api, arrays, builtins, cmath_module, conditioning, convolution, decompositions, differences, fft, indexed_writes, indexing,
     layout, linalg,
-    math_module, metadata, number_types, operators, order_statistics, products, reductions, shapes, ufunc_methods,
-    ufuncs,
+    math_module, metadata, number_types, operators, order_statistics, products, reductions, shapes, statistics_module,
+    ufunc_methods, ufuncs,
 )
 from .api import (
     D,
@@ -44,7 +44,7 @@ from .sparsity.backend import Sparse
 
 from .rules import (  # noqa: E402,F401  (reverse mode's own rules)
     vjps, vjps_composed, vjps_decompositions, vjps_linalg, vjps_linear, vjps_numeric, vjps_order_statistics,
-    vjps_reductions, vjps_scalars, vjps_selection, vjps_shapes,
+    vjps_reductions, vjps_scalars, vjps_selection, vjps_shapes, vjps_statistics,
 )
 
 _install_reverse()  # reverse-mode rules derived from the elementwise forward rules, now and later
