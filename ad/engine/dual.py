@@ -56,7 +56,23 @@ for _fn in (np.squeeze, np.sum, np.mean, np.prod, np.max, np.min, np.ravel, np.r
     setattr(ScalarArrayMethods, _fn.__name__, _scalar_method(_fn))
 
 
-class Dual(ScalarArrayMethods, Tagged):
+class FloatMethods:
+    """``float``'s methods that read the number, through the rules (``statistics`` calls
+    ``as_integer_ratio``). Shared by forward and reverse mode."""
+
+    __slots__ = ()
+
+    def is_integer(self) -> Any:
+        return dispatch(float.is_integer, (self,))
+
+    def hex(self) -> Any:
+        return dispatch(float.hex, (self,))
+
+    def as_integer_ratio(self) -> Any:
+        return dispatch(float.as_integer_ratio, (self,))
+
+
+class Dual(ScalarArrayMethods, FloatMethods, Tagged):
     """A primal ``value`` with tangent ``meta`` for the context of ``tag``."""
 
     __slots__ = ()
@@ -111,15 +127,6 @@ class Dual(ScalarArrayMethods, Tagged):
 
     def conjugate(self) -> Any:
         return dispatch(float.conjugate, (self,))
-
-    def is_integer(self) -> Any:
-        return dispatch(float.is_integer, (self,))
-
-    def hex(self) -> Any:
-        return dispatch(float.hex, (self,))
-
-    def as_integer_ratio(self) -> Any:
-        return dispatch(float.as_integer_ratio, (self,))
 
     def __add__(a, b):
         t = a.tag

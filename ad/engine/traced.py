@@ -13,7 +13,7 @@ from context.resolve import declare_engine_code
 from context.tagging import Tagged, dispatch
 from context.tagging.values import primal
 
-from .dual import ScalarArrayMethods
+from .dual import FloatMethods, ScalarArrayMethods
 from .dual_array import DualArray, is_array
 
 declare_engine_code(__file__)
@@ -38,7 +38,7 @@ class Node:
         self.real = True  # the value is real: a cotangent reaching it keeps its real part (make_traced)
 
 
-class Traced(ScalarArrayMethods, Tagged):
+class Traced(ScalarArrayMethods, FloatMethods, Tagged):
     """A number being differentiated in reverse mode (primal ``value``, tape node ``meta``)."""
 
     __slots__ = ()
@@ -57,17 +57,6 @@ class Traced(ScalarArrayMethods, Tagged):
 
     def conjugate(self) -> Any:
         return dispatch(np.conjugate, (self,)) if is_complex(self.value) else self
-
-    # float's other methods, through the rules as forward mode's Dual has them (a missing one made
-    # statistics.mean's AttributeError fallback raise a TypeError that named no function)
-    def is_integer(self) -> Any:
-        return dispatch(float.is_integer, (self,))
-
-    def hex(self) -> Any:
-        return dispatch(float.hex, (self,))
-
-    def as_integer_ratio(self) -> Any:
-        return dispatch(float.as_integer_ratio, (self,))
 
 
 class TracedArray(DualArray):
