@@ -382,6 +382,42 @@ def test_recursion_under_a_direct_context_ends_where_it_ends_natively():
     assert abs(overdub(Context(), depth) - native) <= 12  # the engine frames above the top function
 
 
+@pytest.mark.parametrize("make", CONTEXTS, ids=lambda c: c.__name__)
+def test_finally_and_except_blocks_run_at_the_recursion_limit(make):
+    # Entering a handler called the engine's traceback cleaner; at the limit that call
+    # failed as the callee's push had, replacing the exception and skipping the block.
+    state = {"open": 0, "handled": 0}
+
+    def down():
+        state["open"] += 1
+        try:
+            down()
+        finally:
+            state["open"] -= 1
+
+    def handled():
+        try:
+            handled()
+        except RecursionError:
+            state["handled"] += 1
+            raise
+
+    def run(fn):
+        try:
+            fn()
+        except RecursionError:
+            return True
+        return False
+
+    assert run(down) and state["open"] == 0
+    assert run(handled) and state["handled"] > 0
+    state["handled"] = 0
+    assert overdub(make(), run, down)
+    assert state["open"] == 0  # every finally body ran
+    assert overdub(make(), run, handled)
+    assert state["handled"] > 0
+
+
 @pytest.mark.parametrize("where", ["prehook", "posthook"])
 @pytest.mark.parametrize("make_ctx", [Pre, Post, OverdubOnly])
 def test_keyboard_interrupt_leaves_no_context_and_no_raised_limit(where, make_ctx):

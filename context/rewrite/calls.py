@@ -27,7 +27,7 @@ its handler. Which call form reaches which ``STATE`` entry point:
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
-from bytecode import Instr
+from bytecode import Instr, Label
 
 from ..errors import RewriteError
 from ..tracebacks import strip_engine_frames
@@ -183,11 +183,23 @@ def _with_except_start(item, out, p):
 
 
 def _push_exc_info(item, out, p):
-    """Entering an except block: hide engine frames from the handler."""
+    """Entering an except or finally block: hide engine frames from the handler.
+
+    Only when the exception came from a frame below this one (``tb_next`` set): raised in
+    this frame, its traceback holds no engine frame. That is also the case at the
+    recursion limit, where the exception is the failed push of a callee's frame and a call
+    of ``strip_engine_frames`` would fail the same way, replacing the exception and
+    skipping the block (a ``finally`` body would not run). A deeper frame existed, so
+    there is room for the call.
+    """
     loc = item.location
-    out += [item, I("COPY", 1, loc)]
+    skip, none = Label(), Label()
+    # [prev, exc] -> [prev, exc, tb]: None only for an exception no frame raised
+    out += [item, I("COPY", 1, loc), emit.load_attr("__traceback__", loc), I("COPY", 1, loc),
+            I(emit.JUMP_IF_NONE, none, loc), emit.load_attr("tb_next", loc), I(emit.JUMP_IF_NONE, skip, loc)]
+    out += [I("COPY", 1, loc)]
     out.extend(emit.call_const_with_top(strip_engine_frames, 1, loc))
-    out.append(I("POP_TOP", loc=loc))
+    out += [I("POP_TOP", loc=loc), I("JUMP_FORWARD", skip, loc), none, I("POP_TOP", loc=loc), skip]
 
 
 ENTRIES = (

@@ -10,11 +10,12 @@ import dis
 
 from bytecode import UNSET, Instr
 
-from .features import HAS_PRECALL, METHOD_BIT_ON_LOAD_ATTR, NULL_AFTER_CALLABLE
+from .features import DIRECTIONLESS_JUMPS, HAS_PRECALL, METHOD_BIT_ON_LOAD_ATTR, NULL_AFTER_CALLABLE
 from ..state import STATE
 
 
 _NOARG = object()
+JUMP_IF_NONE = "POP_JUMP_IF_NONE" if DIRECTIONLESS_JUMPS else "POP_JUMP_FORWARD_IF_NONE"
 
 
 _OPMAP = dis.opmap

@@ -69,6 +69,9 @@ TO_BOOL_INSTRUCTION = _feature(
 RETURN_GENERATOR_COUNTED = _feature(
     "RETURN_GENERATOR_COUNTED", "stack effects count the value RETURN_GENERATOR leaves for the POP_TOP "
     "after it (before, a generator's stack walk starts one deep)", since=(3, 13))
+DIRECTIONLESS_JUMPS = _feature(
+    "DIRECTIONLESS_JUMPS", "conditional jumps are POP_JUMP_IF_* (before: POP_JUMP_FORWARD_IF_* and "
+    "POP_JUMP_BACKWARD_IF_*)", since=(3, 12))
 
 LOCAL_INDEX_COVERS_CELLS = _feature(
     "LOCAL_INDEX_COVERS_CELLS", "LOAD_FAST and its kin may index cells and free variables too (their index "
