@@ -234,6 +234,47 @@ def test_prune_keeps_the_newest(cache):
     assert set(left) <= set(sorted(paths)[len(paths) - len(left):])  # the newest stay
 
 
+def test_a_hit_marks_its_entry_used_once_an_hour(cache):
+    """A hit touches its file (pruning keeps the recently used) only when it was last
+    touched over an hour ago: a file written or touched since then is left as it is."""
+    code = sample.__code__
+    diskcache.store(code, EMPTY, _rewrite(code, EMPTY))
+    [path] = entries(cache)
+    recent = os.stat(path).st_mtime - 600
+    os.utime(path, (recent, recent))
+    assert diskcache.load(code, EMPTY) is not None
+    assert os.stat(path).st_mtime == recent
+    old = recent - 3 * 3600
+    os.utime(path, (old, old))
+    assert diskcache.load(code, EMPTY) is not None
+    assert os.stat(path).st_mtime > recent
+
+
+def test_placeholders_of_user_objects_are_looked_up_at_each_load(cache, monkeypatch):
+    """The engine's own objects are found once per process; any other named constant is
+    looked up again at each load (a module reloaded or a function redefined is seen)."""
+    holder = types.ModuleType("pycassette_test_holder")
+    monkeypatch.setitem(sys.modules, "pycassette_test_holder", holder)
+
+    def first():
+        return 1
+
+    def second():
+        return 2
+
+    first.__module__ = second.__module__ = holder.__name__
+    first.__qualname__ = second.__qualname__ = "handler"
+    holder.handler = first
+    code = sample.__code__
+    rewritten = _rewrite(code, EMPTY)
+    assert diskcache.store(code, EMPTY, rewritten.replace(co_consts=rewritten.co_consts + (first,)))
+    assert diskcache.load(code, EMPTY).co_consts[-1] is first
+    holder.handler = second
+    loaded = diskcache.load(code, EMPTY)
+    assert loaded.co_consts[-1] is second
+    assert any(c is STATE for c in loaded.co_consts)
+
+
 def _writer(root, n, queue):
     from context.rewrite import diskcache
     from context.rewrite.code import _rewrite

@@ -24,7 +24,7 @@ An entry is a file: a magic line, a SHA-256 of the rest, then the marshalled
 placeholder that no longer resolves) is ignored and rewritten. Files are written to a
 temporary name in the same directory and moved into place with ``os.replace``, so
 readers in other processes see whole entries or none. The directory is pruned, oldest
-``mtime`` first (a hit touches its file), when it grows past ``PYCASSETTE_CACHE_MAX_MB``
+``mtime`` first (a hit touches its file if it was last touched over an hour ago), when it grows past ``PYCASSETTE_CACHE_MAX_MB``
 (default 200). Any ``OSError`` (read-only or full disk, no home directory) turns the
 disk cache off for the process: rewriting then falls back to the memory cache alone.
 
@@ -41,6 +41,7 @@ import marshal
 import os
 import sys
 import tempfile
+import time
 import types
 
 # The functions this module uses, bound once: a program that patches ``builtins.open``,
@@ -48,6 +49,7 @@ import types
 # neither the engine's file work nor its own mocks called by it.
 _os = types.SimpleNamespace(
     open=io.open, replace=os.replace, stat=os.stat, remove=os.remove, utime=os.utime,
+    os_open=os.open, os_read=os.read, os_close=os.close, fstat=os.fstat, time=time.time,
     makedirs=os.makedirs, fdopen=os.fdopen, walk=os.walk, join=os.path.join,
     dirname=os.path.dirname, relpath=os.path.relpath, expanduser=os.path.expanduser,
     abspath=os.path.abspath, fspath=os.fspath, mkstemp=tempfile.mkstemp, sha256=hashlib.sha256,
@@ -57,9 +59,12 @@ _os = types.SimpleNamespace(
 MAGIC = b"pycassette-rewrite-1\n"
 _MARK = "\x00pycassette:const"  # first item of a placeholder tuple
 _PRUNE_ONE_IN = 512  # a store checks the cache's size with this probability (by its key)
+_TOUCH_AFTER = 3600.0  # a hit marks its file used (for pruning) when it was last marked longer ago, in seconds
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 
 _state = {"enabled": None, "root": None, "dir": None, "tag": None, "last": None}
 _names = {}  # id(obj) -> (module, path) for engine objects found by search
+_engine_objects = {}  # (module, path) -> the engine's object it names (placeholders read back)
 _config_keys = {}  # RewriteConfig -> its text in keys (None: not cacheable)
 _SAFE = (type(None), bool, int, float, complex, str, bytes, type(...))
 
@@ -290,22 +295,54 @@ def _plain(c):
     return False
 
 
-def _decode(code, originals):
-    """Put the real objects back; nested code objects equal to the original's become them."""
-    consts = []
-    changed = False
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            same = originals.get(c)
-            new = same if same is not None else _decode(c, {})
-        elif type(c) is tuple and len(c) == 3 and c[0] == _MARK:
-            new = _resolve(c[1], c[2])
+def _placeholder(c):
+    """The object a placeholder names: the engine's own are looked up once per process."""
+    name = (c[1], c[2])
+    obj = _engine_objects.get(name)
+    if obj is None:
+        obj = _resolve(c[1], c[2])
+        if c[1] == "context" or c[1].startswith("context."):  # (a user's handler may be redefined)
+            _engine_objects[name] = obj
+    return obj
+
+
+def _decode(code, original=None):
+    """Put the real objects back; nested code objects equal to ``original``'s become them."""
+    consts = code.co_consts
+    new = None
+    for i, c in enumerate(consts):
+        kind = type(c)
+        if kind is tuple:
+            if len(c) != 3 or c[0] != _MARK:
+                continue
+            c = _placeholder(c)
+        elif kind is types.CodeType:
+            same = [o for o in original.co_consts if type(o) is types.CodeType and o == c] if original else ()
+            c = same[0] if same else _decode(c)
         else:
-            consts.append(c)
             continue
-        changed = True
-        consts.append(new)
-    return code.replace(co_consts=tuple(consts)) if changed else code
+        if new is None:
+            new = list(consts)
+        new[i] = c
+    return code if new is None else code.replace(co_consts=tuple(new))
+
+
+def _read(path):
+    """``(bytes, mtime)`` of the file at ``path``; raises ``OSError``."""
+    fd = _os.os_open(path, _READ_FLAGS)
+    try:
+        st = _os.fstat(fd)
+        chunks = []
+        left = st.st_size
+        while True:
+            chunk = _os.os_read(fd, max(left, 1 << 12))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        _os.os_close(fd)
+    return (chunks[0] if len(chunks) == 1 else b"".join(chunks)), st.st_mtime
 
 
 # ----------------------------------------------------------------------------- the files
@@ -325,8 +362,7 @@ def load(code, config):
         return None
     path = _path(directory, k)
     try:
-        with _os.open(path, "rb") as f:
-            data = f.read()
+        data, mtime = _read(path)
     except OSError:
         return None
     try:
@@ -336,15 +372,15 @@ def load(code, config):
         stored_key, stored = _os.marshal_loads(data[n + 32:])
         if stored_key != k or not isinstance(stored, types.CodeType):
             raise ValueError("another entry")
-        originals = {c: c for c in code.co_consts if isinstance(c, types.CodeType)}
-        new = _decode(stored, originals)
+        new = _decode(stored, code)
     except Exception:  # corrupt or stale: never trusted, rewritten and stored again
         _remove(path)
         return None
-    try:
-        _os.utime(path)  # recently used: pruned last
-    except OSError:
-        pass
+    if _os.time() - mtime > _TOUCH_AFTER:
+        try:
+            _os.utime(path)  # recently used: pruned last
+        except OSError:
+            pass
     return new
 
 
