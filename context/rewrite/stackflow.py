@@ -84,6 +84,14 @@ _KINDS.update((name, _CALL) for name in _CALLS)
 
 
 _HASCONST = frozenset(dis.hasconst)
+# Opcodes whose effect never depends on their argument: none, a constant, a local, a cell or
+# free variable, or a jump target (the label).
+_ARG_FREE = frozenset(
+    op for op in range(256)
+    if op not in getattr(dis, "hasarg", range(dis.HAVE_ARGUMENT, 256))
+    or op in _HASCONST or op in dis.haslocal or op in dis.hasfree
+    or op in dis.hasjrel or op in dis.hasjabs
+)
 _templates = {}  # _template_key(instr) -> its ``_ops`` entry (with no jump target)
 
 
@@ -91,16 +99,23 @@ def _template_key(item):
     """What an instruction's ``_ops`` entry depends on: its opcode and the part of its argument
     that sets its effect (the int, or the flag of ``(flag, name)``; no other argument does),
     or None where that is not known."""
-    arg = item.arg
-    if arg is UNSET or item.opcode in _HASCONST:  # no argument, or a constant's: never matters
-        return (item.opcode, None)
-    if type(arg) is int or isinstance(arg, enum.Enum):  # or one of bytecode's enums (Compare...)
-        return (item.opcode, type(arg), arg)
+    op, arg = item._opcode, item._arg
+    if op in _ARG_FREE:
+        return op
+    kind = type(arg)
+    if kind is int:
+        return (op, arg)
+    if kind is str:  # a name
+        return op
+    if arg is UNSET:
+        return op
+    if isinstance(arg, enum.Enum):  # one of bytecode's enums (Compare...)
+        return (op, type(arg), arg)
     if isinstance(arg, int):  # another kind of int: not known
         return None
     if isinstance(arg, tuple):
-        return (item.opcode, "flag", arg[0]) if arg and type(arg[0]) is bool else None
-    return (item.opcode, None)
+        return (op, "flag", arg[0]) if arg and type(arg[0]) is bool else None
+    return (op, None)
 
 
 def _op(item, target):
@@ -135,7 +150,7 @@ def _ops(items):
     ops = []
     templates = _templates
     for item in items:
-        if not isinstance(item, Instr):
+        if type(item) is not Instr and not isinstance(item, Instr):
             if isinstance(item, TryBegin):
                 ops.append((_TRY, labels.get(id(item.target)), item))
             else:
@@ -148,7 +163,7 @@ def _ops(items):
             if key is not None:
                 templates[key] = op
         if op[2] == _BRANCH or op[2] == _GOTO:
-            op = op[:3] + (labels.get(id(item.arg)),) + op[4:]
+            op = op[:3] + (labels.get(id(item._arg)),) + op[4:]
         ops.append(op)
     return ops
 
