@@ -114,6 +114,14 @@ class FunctionCache:
         self.values[key] = rf
         return rf
 
+    def remember_class(self, cls, call):
+        """Make ``call`` (what calling ``cls`` runs) what ``values`` gives for ``cls`` until the
+        epoch ends or a full collection starts: it holds ``cls``, so it is dropped then, as
+        the copies that may keep their function alive are."""
+        key = id(cls)
+        self.values[key] = call
+        self._cyclic.add(key)
+
     def _remember(self, fn, made):
         key = id(fn)
         if key not in self._refs:

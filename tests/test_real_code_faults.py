@@ -315,6 +315,23 @@ def test_functions_that_lead_back_to_themselves_are_freed(make, ctx_class):
     assert _collected(make, ctx_class)
 
 
+def test_a_class_called_under_a_context_is_freed_at_the_next_full_collection():
+    """What calling a class runs is remembered at the class's id while an epoch lasts; that
+    holds the class, so a full collection drops it, as it drops copies of functions that
+    lead back to themselves."""
+    def run():
+        class Made:
+            def __init__(self, v):
+                self.v = v
+
+        assert Made(1).v == 1 and Made(2).v == 2  # the second call finds what the first learnt
+        return weakref.ref(Made)
+
+    ref = overdub(Context(), run)
+    gc.collect()
+    assert ref() is None
+
+
 # --- with blocks ---------------------------------------------------------------------
 
 class _OnlyEnter:

@@ -79,8 +79,10 @@ def build_direct(act, pre):
             verdict = native_kind(f)
             if verdict is FRAME:
                 return f  # called from the user's frame, it acts on that frame
-            if verdict is CLASS:
-                return MethodType(class_verdict(f), f)
+            if verdict is CLASS:  # (the verdict lasts as long as the class: found at its id next time)
+                g = MethodType(class_verdict(f), f)
+                act.fcache.remember_class(f, g)
+                return g
             if verdict is PLAIN:
                 if guard is None:
                     if kind in LASTING_KINDS:
