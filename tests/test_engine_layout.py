@@ -177,6 +177,28 @@ def test_call_under_switches_to_the_given_context_and_back():
     assert "max" in outer_seen and "max" not in inner_seen
 
 
+class _Text(str):
+    def __new__(cls, value):
+        return super().__new__(cls, value.upper())
+
+
+def test_a_static_types_new_is_remembered_but_natives_bound_at_each_access_are_not():
+    """``str.__new__`` (what ``super().__new__`` finds in ``str``) lives as long as ``str``: it
+    is remembered. ``dict.fromkeys`` is bound anew at every access: remembering it would
+    keep every one of those objects."""
+    from context.callbacks import LASTING_PLAIN_NATIVES
+
+    def work(n):
+        return [(_Text("a"), dict.fromkeys("ab"), int.from_bytes(b"\x01", "big")) for _ in range(n)]
+
+    out = context.overdub(context.Context(), work, 3)
+    assert out == [("A", {"a": None, "b": None}, 1)] * 3 and type(out[0][0]) is _Text
+    assert LASTING_PLAIN_NATIVES.get(id(str.__new__)) is str.__new__
+    before = len(LASTING_PLAIN_NATIVES)
+    context.overdub(context.Context(), work, 50)
+    assert len(LASTING_PLAIN_NATIVES) == before
+
+
 def test_lasting_plain_natives_are_remembered_and_forgotten_when_the_tables_change():
     from context.callbacks import LASTING_PLAIN_NATIVES, register_callback_positions
 
@@ -189,6 +211,7 @@ def test_lasting_plain_natives_are_remembered_and_forgotten_when_the_tables_chan
     assert LASTING_PLAIN_NATIVES.get(id(len)) is len and LASTING_PLAIN_NATIVES.get(id(int)) is int
     assert _Plain not in LASTING_PLAIN_NATIVES.values()  # a class made at run time: not kept
     assert all(type(f).__name__ != "builtin_function_or_method" or type(f.__self__).__name__ == "module"
+               or vars(f.__self__)[f.__name__] is f  # a static type's own, as str.__new__
                for f in LASTING_PLAIN_NATIVES.values())
 
     # a native registered as taking callbacks afterwards is no longer called as a plain one

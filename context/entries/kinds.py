@@ -19,7 +19,7 @@ from ..callbacks import (
 )
 from ..frames import CALLING_FRAME_ONLY
 from ..native import COPY_NAMES, SPECIAL_NATIVES, special_copy
-from ..resolve import class_verdict
+from ..resolve import _DICT, class_verdict
 
 PLAIN = "plain"            # call it as it is
 FRAME = "frame"            # acts on its calling frame only: from the user's frame, call it as it is
@@ -79,7 +79,8 @@ def remember_plain(f):
     """Remember plain native ``f`` in ``LASTING_PLAIN_NATIVES`` if it lasts as long as the process.
 
     Only natives that live anyway are kept (functions of modules, such as ``len`` or
-    ``math.sqrt``, and static types such as ``int``): keeping the object makes its id a
+    ``math.sqrt``, static types such as ``int``, and the ``__new__`` of a static type,
+    such as ``str.__new__``, which ``super().__new__(cls, v)`` calls): keeping the object makes its id a
     safe key, since no other object can have it meanwhile, and keeps nothing else
     alive. Bound methods of objects (``xs.append``) are made at each access and are
     never kept.
@@ -87,8 +88,10 @@ def remember_plain(f):
     kind = type(f)
     if kind is BuiltinFunctionType:
         owner = f.__self__
-        if owner is not None and type(owner) is not ModuleType:
-            return
+        if owner is not None and type(owner) is not ModuleType and not (
+                type(owner) is type and not owner.__flags__ & _HEAPTYPE
+                and _DICT(owner).get(f.__name__) is f):  # (``str.__new__``, kept in a static type's dict;
+            return                                       # not ``dict.fromkeys``, bound anew at each access)
     elif kind is not type or f.__flags__ & _HEAPTYPE:
         return
     LASTING_PLAIN_NATIVES[id(f)] = f
