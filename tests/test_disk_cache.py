@@ -275,6 +275,56 @@ def test_placeholders_of_user_objects_are_looked_up_at_each_load(cache, monkeypa
     assert any(c is STATE for c in loaded.co_consts)
 
 
+def test_a_hit_that_finds_no_room_is_read_again_with_room(cache, monkeypatch):
+    """A hit is read where the first call came, without raising the recursion limit; at the
+    limit the read fails with RecursionError (not taken for a corrupt entry: the file stays)
+    and is made again with the engine's room, and the code comes from the disk all the same."""
+    from context import depth
+    from context.rewrite import code as code_module
+
+    code = sample.__code__
+    diskcache.store(code, EMPTY, _rewrite(code, EMPTY))
+    [path] = entries(cache)
+    copy = code.replace()  # equal content, so the same entry, but not in the memory cache
+    assert copy is not code and diskcache.key(copy, EMPTY) == diskcache.key(code, EMPTY)
+    real_load, calls = diskcache.load, []
+
+    def load(c, config):
+        calls.append(len(depth._users))  # the engine's room shows as an entry here
+        if len(calls) == 1:
+            raise RecursionError("maximum recursion depth exceeded")
+        return real_load(c, config)
+
+    monkeypatch.setattr(diskcache, "load", load)
+    monkeypatch.setattr(code_module, "_rewrite", lambda *a: pytest.fail("rewritten instead of read"))
+    new = rewrite_code(copy, EMPTY)
+    assert calls[0] == 0 and calls[1] == 1 and len(calls) == 2
+    assert new.co_code == _rewrite(code, EMPTY).co_code
+    assert path.exists()
+    with pytest.raises(RecursionError):  # and a load never takes it for a bad entry
+        monkeypatch.setattr(diskcache, "_decode", lambda *a: (_ for _ in ()).throw(RecursionError()))
+        real_load(copy, EMPTY)
+    assert path.exists()
+
+
+def test_the_engine_tag_covers_every_source_file_and_survives_a_bad_memo(cache):
+    """The cache's directory is named by a hash of every ``.py`` file of the ``context``
+    package (remembered under their names, sizes and times); a memo that does not look
+    like a tag is recomputed, to the same tag."""
+    import pathlib
+
+    package = pathlib.Path(context.__file__).parent
+    expected = sorted(p.relative_to(package).as_posix() for p in package.rglob("*.py") if "__pycache__" not in p.parts)
+    assert sorted(name for name, _, _ in diskcache._engine_files()[1]) == expected
+    tag = diskcache._engine_tag()
+    [memo] = cache.glob(".engine-*")
+    assert memo.read_text() == tag
+    memo.write_text("not a tag")
+    diskcache.reset()
+    diskcache.enable(cache)
+    assert diskcache._engine_tag() == tag and memo.read_text() == tag
+
+
 def _writer(root, n, queue):
     from context.rewrite import diskcache
     from context.rewrite.code import _rewrite

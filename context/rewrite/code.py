@@ -137,11 +137,18 @@ def rewrite_code(code, config):
         cache = code_cache(config)
     new = cache.values.get(id(code))
     if new is None:
-        with engine_work(), engine_room():  # not the user's time; whatever depth the first call came at
-            new = diskcache.load(code, config)  # another process may have rewritten it already
+        with engine_work():  # not the user's time
+            try:  # another process may have rewritten it already: a load needs a few frames
+                new, loaded = diskcache.load(code, config), True
+            except RecursionError:  # the first call came at the recursion limit: tried again below
+                new, loaded = None, False
             if new is None:
-                new = _rewrite(code, config)
-                diskcache.store(code, config, new)
+                with engine_room():  # whatever depth the first call came at
+                    if not loaded:
+                        new = diskcache.load(code, config)
+                    if new is None:
+                        new = _rewrite(code, config)
+                        diskcache.store(code, config, new)
             cache.set(code, new)
     return new
 

@@ -50,8 +50,8 @@ import types
 _os = types.SimpleNamespace(
     open=io.open, replace=os.replace, stat=os.stat, remove=os.remove, utime=os.utime,
     os_open=os.open, os_read=os.read, os_close=os.close, fstat=os.fstat, time=time.time,
-    makedirs=os.makedirs, fdopen=os.fdopen, walk=os.walk, join=os.path.join,
-    dirname=os.path.dirname, relpath=os.path.relpath, expanduser=os.path.expanduser,
+    makedirs=os.makedirs, fdopen=os.fdopen, walk=os.walk, scandir=os.scandir, join=os.path.join,
+    dirname=os.path.dirname, expanduser=os.path.expanduser,
     abspath=os.path.abspath, fspath=os.fspath, mkstemp=tempfile.mkstemp, sha256=hashlib.sha256,
     marshal_dumps=marshal.dumps, marshal_loads=marshal.loads,
 )
@@ -111,11 +111,22 @@ def cache_dir():
 
 
 def _engine_files():
+    """``(package directory, [(relative name, path, stat)])`` of every ``.py`` file of the
+    ``context`` package, in a fixed order (``os.scandir``: no path is built twice)."""
     package = _os.dirname(_os.dirname(_os.abspath(__file__)))  # context/
     found = []
-    for dirpath, dirnames, names in _os.walk(package):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        found += [_os.join(dirpath, n) for n in sorted(names) if n.endswith(".py")]
+
+    def visit(directory, prefix):
+        with _os.scandir(directory) as it:
+            listed = sorted(it, key=lambda e: e.name)
+        for entry in listed:
+            if entry.is_dir():
+                if entry.name != "__pycache__":
+                    visit(entry.path, prefix + entry.name + "/")
+            elif entry.name.endswith(".py"):
+                found.append((prefix + entry.name, entry.path, entry.stat()))
+
+    visit(package, "")
     return package, found
 
 
@@ -131,11 +142,10 @@ def _engine_tag():
         import bytecode
 
         head = "\0".join((sys.version, sys.implementation.cache_tag or "", getattr(bytecode, "__version__", "")))
-        package, files = _engine_files()
+        _, files = _engine_files()
         sig = _os.sha256(head.encode())
-        for path in files:
-            st = _os.stat(path)
-            sig.update(("%s\0%d\0%d\0" % (_os.relpath(path, package), st.st_size, st.st_mtime_ns)).encode())
+        for name, _, st in files:
+            sig.update(("%s\0%d\0%d\0" % (name, st.st_size, st.st_mtime_ns)).encode())
         memo = _os.join(base_dir(), ".engine-" + sig.hexdigest()[:32])
         try:
             with _os.open(memo) as f:
@@ -144,8 +154,8 @@ def _engine_tag():
             tag = ""
         if not tag.startswith((sys.implementation.cache_tag or "") + "-") or len(tag) > 80:
             h = _os.sha256(head.encode())
-            for path in files:
-                h.update(_os.relpath(path, package).encode() + b"\0")
+            for name, path, _ in files:
+                h.update(name.encode() + b"\0")
                 with _os.open(path, "rb") as f:
                     h.update(f.read())
             tag = "%s-%s" % (sys.implementation.cache_tag, h.hexdigest()[:16])
@@ -373,6 +383,8 @@ def load(code, config):
         if stored_key != k or not isinstance(stored, types.CodeType):
             raise ValueError("another entry")
         new = _decode(stored, code)
+    except RecursionError:  # not about the entry: read where there was no room (see rewrite_code)
+        raise
     except Exception:  # corrupt or stale: never trusted, rewritten and stored again
         _remove(path)
         return None
