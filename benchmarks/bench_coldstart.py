@@ -1,4 +1,8 @@
-"""Cold start: the first call of a workload in a fresh process, natively and under an empty context with a cold and a warm disk cache of rewritten code; and the cost of rewriting a function against compiling its source.
+"""Cold start: the start-up of the command line next to cProfile's, the first call of a workload in a fresh process, natively and under an empty context with a cold and a warm disk cache of rewritten code; and the cost of rewriting a function against compiling its source.
+
+The start-up rows are the best wall time over fresh processes running a two-line script
+plainly, under `python -m cProfile` and under `python -m context count` (compiled modules,
+as an installed package has them: the whole process, imports included).
 
 Each first-call figure is the median over fresh processes (one subprocess per
 measurement; only the call is timed, not the imports). "Cold" runs with an empty
@@ -15,6 +19,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from _harness import fmt_time, ratio_row, row
@@ -132,9 +137,37 @@ def rewrite_costs(limit):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def startup(repeat):
+    """Best wall time of fresh processes running a two-line script plainly, under ``cProfile``
+    and under ``python -m context count``, with compiled modules (as installed code has them)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    with tempfile.TemporaryDirectory() as d:
+        script = os.path.join(d, "script.py")
+        with open(script, "w") as f:
+            f.write("xs = sorted(range(10), key=lambda v: -v)\nprint(sum(xs))\n")
+        env["PYCASSETTE_CACHE_DIR"] = d
+        out = {}
+        for name, args in (("plain", [script]), ("cProfile", ["-m", "cProfile", script]),
+                           ("count", ["-m", "context", "count", script])):
+            cmd = [sys.executable] + args
+            subprocess.run(cmd, env=env, capture_output=True, check=True, timeout=120)  # compiled, cached
+            times = []
+            for _ in range(repeat):
+                t = time.perf_counter()
+                subprocess.run(cmd, env=env, capture_output=True, check=True, timeout=120)
+                times.append(time.perf_counter() - t)
+            out[name] = min(times)
+    return out
+
+
 def run(quick):
     repeat = 3 if quick else 5
     rows = []
+    start = startup(5 if quick else 9)
+    rows.append(row("start-up: python script.py (two lines)", fmt_time(start["plain"])))
+    rows.append(row("start-up: python -m cProfile script.py", fmt_time(start["cProfile"])))
+    rows.append(ratio_row("start-up: python -m context count script.py", start["count"], "cProfile", start["cProfile"]))
     for workload in WORKLOADS:
         native = statistics.median(first_call(workload, "native", "/nonexistent") for _ in range(repeat))
         cold, warm = [], []

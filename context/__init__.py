@@ -12,9 +12,24 @@ from ._support import check_python_version
 check_python_version()
 
 
+_LAZY = {  # names imported when first asked for: the GPU context needs NumPy, which takes about
+    # 100 ms to import, more than the rest of the package (``python -m context`` on a script
+    # that does not use NumPy should not pay it)
+    "GPUCtx": ".ready.gpu", "GPUHostFallbackWarning": ".ready.gpu", "GPUUnavailableError": ".ready.devices",
+}
+
+
 def __getattr__(name):
-    """``__version__``: the installed pycassette's version ("0+unknown" if it is not installed), read when first
+    """``GPUCtx`` and its exceptions, imported at first use (see ``_LAZY``); ``__version__``: the
+    installed pycassette's version ("0+unknown" if it is not installed), read when first
     asked for (importlib.metadata takes longer to import than it is worth at every start)."""
+    module = _LAZY.get(name)
+    if module is not None:
+        from importlib import import_module
+
+        value = getattr(import_module(module, __name__), name)
+        globals()[name] = value
+        return value
     if name == "__version__":
         from importlib import metadata
 
@@ -33,8 +48,6 @@ from .base import Context  # noqa: E402
 from .callbacks import register_callback_method, register_callback_positions  # noqa: E402
 from .errors import RewriteError  # noqa: E402
 from .ready.counting import CountCtx, ProfileCtx  # noqa: E402
-from .ready.devices import GPUUnavailableError  # noqa: E402
-from .ready.gpu import GPUCtx, GPUHostFallbackWarning  # noqa: E402
 from .ready.printing import PrintCtx  # noqa: E402
 from .ready.tracing import CallRecord, TraceCtx  # noqa: E402
 
@@ -58,6 +71,10 @@ __all__ = [
     "register_callback_positions",
     "similarcontext",
 ]
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def load_ipython_extension(ipython):

@@ -82,3 +82,19 @@ def test_the_console_script_is_declared_and_runs():
     assert (done.returncode, done.stdout, done.stderr) == (0, "120\n", "factorial(5)\n")
     done = subprocess.run([script, "print"], capture_output=True, text=True)
     assert done.returncode == 2 and done.stderr.startswith("pycassette print: missing TARGET")
+
+
+def test_importing_the_engine_does_not_import_numpy():
+    """NumPy takes longer to import than the rest of the package; only the GPU context needs
+    it, so ``context.GPUCtx`` and its exceptions are imported when first asked for."""
+    script = (
+        "import sys, context\n"
+        "assert 'numpy' not in sys.modules, 'numpy imported by import context'\n"
+        "assert {'GPUCtx', 'GPUHostFallbackWarning', 'GPUUnavailableError'} <= set(dir(context))\n"
+        "from context import GPUCtx\n"
+        "import context.ready.gpu as gpu\n"
+        "assert GPUCtx is gpu.GPUCtx is context.GPUCtx and context.GPUUnavailableError.__module__ == 'context.ready.devices'\n"
+        "assert context.overdub(context.CountCtx(), sorted, [2, 1]) == [1, 2]\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
