@@ -24,9 +24,12 @@ An entry is a file: a magic line, a SHA-256 of the rest, then the marshalled
 placeholder that no longer resolves) is ignored and rewritten. Files are written to a
 temporary name in the same directory and moved into place with ``os.replace``, so
 readers in other processes see whole entries or none. The directory is pruned, oldest
-``mtime`` first (a hit touches its file if it was last touched over an hour ago), when it grows past ``PYCASSETTE_CACHE_MAX_MB``
-(default 200). Any ``OSError`` (read-only or full disk, no home directory) turns the
-disk cache off for the process: rewriting then falls back to the memory cache alone.
+``mtime`` first (a hit touches its file if it was last touched over an hour ago), when it
+grows past ``PYCASSETTE_CACHE_MAX_MB`` (default 200). Any ``OSError`` (read-only or full
+disk, no home directory) turns the disk cache off for the process: rewriting then falls
+back to the memory cache alone. A ``RecursionError`` while reading is not about the entry
+(the read found no room below the recursion limit): it propagates, and the caller reads
+again with room (``rewrite_code``).
 
 Location: ``$PYCASSETTE_CACHE_DIR``, else ``$XDG_CACHE_HOME/pycassette``, else
 ``~/.cache/pycassette``. ``PYCASSETTE_CACHE=0`` (or ``disable()``) turns it off.
