@@ -114,8 +114,8 @@ def cache_dir():
 
 
 def _engine_files():
-    """``(package directory, [(relative name, path, stat)])`` of every ``.py`` file of the
-    ``context`` package, in a fixed order (``os.scandir``: no path is built twice)."""
+    """``[(relative name, path, stat)]`` of every ``.py`` file of the ``context`` package, in
+    a fixed order (``os.scandir``: no path is built twice)."""
     package = _os.dirname(_os.dirname(_os.abspath(__file__)))  # context/
     found = []
 
@@ -130,7 +130,7 @@ def _engine_files():
                 found.append((prefix + entry.name, entry.path, entry.stat()))
 
     visit(package, "")
-    return package, found
+    return found
 
 
 def _engine_tag():
@@ -145,7 +145,7 @@ def _engine_tag():
         import bytecode
 
         head = "\0".join((sys.version, sys.implementation.cache_tag or "", getattr(bytecode, "__version__", "")))
-        _, files = _engine_files()
+        files = _engine_files()
         sig = _os.sha256(head.encode())
         for name, _, st in files:
             sig.update(("%s\0%d\0%d\0" % (name, st.st_size, st.st_mtime_ns)).encode())
