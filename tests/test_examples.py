@@ -16,8 +16,15 @@ def examples_on_path(monkeypatch):
     monkeypatch.syspath_prepend(EXAMPLES)
 
 
+# Arguments for scripts whose default size is a demonstration of scale (tens of seconds):
+# the same code runs on a smaller problem (the Brusselator's 16 x 16 grid also checks the
+# sparse Jacobian against the dense one).
+SCRIPT_ARGS = {"sparse_brusselator.py": ["16"], "sparse_least_squares.py": ["100"]}
+
+
 @pytest.mark.parametrize("script", SCRIPTS)
-def test_example_runs_as_a_script(script, capsys, examples_on_path):
+def test_example_runs_as_a_script(script, capsys, examples_on_path, monkeypatch):
+    monkeypatch.setattr(sys, "argv", [script] + SCRIPT_ARGS.get(script, []))
     runpy.run_path(os.path.join(EXAMPLES, script), run_name="__main__")
     assert capsys.readouterr().out.strip()
 

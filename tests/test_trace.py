@@ -430,11 +430,11 @@ def test_streaming_keeps_no_records(tmp_path):
             tracemalloc.stop()
             ctx.close()
 
-    small, ctx_small = peak(20_000)
-    large, ctx_large = peak(100_000)
-    assert ctx_large.roots == [] and ctx_large.calls == (2 + 10) + (2 + 100_000)  # loop, range, the leaves
-    assert large - small < 1_000_000, (small, large)  # keeping 80k more records would take several MB
-    events = events_of(tmp_path / "loop100000.json")
+    small, ctx_small = peak(10_000)
+    large, ctx_large = peak(50_000)
+    assert ctx_large.roots == [] and ctx_large.calls == (2 + 10) + (2 + 50_000)  # loop, range, the leaves
+    assert large - small < 1_000_000, (small, large)  # keeping 40k more records would take several MB
+    events = events_of(tmp_path / "loop50000.json")
     assert len(calls(events)) == ctx_large.calls
     check_events(events)
 
