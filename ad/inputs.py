@@ -86,7 +86,7 @@ class Input:
     def seeded(self, ctx, seeds):
         """The input in its own form, carrying ``seeds`` for ``ctx``: one direction (shaped like
         the input) when ``seeds`` has the input's rank, else a chunk (one more axis, first)."""
-        chunked = np.ndim(seeds) > len(self.shape)
+        chunked = (seeds.ndim if type(seeds) is np.ndarray else np.ndim(seeds)) > len(self.shape)
         if self.kind == "array":
             return runs.seed(ctx, self.value, _same_layout(seeds, self.value, chunked))
         if self.kind == "scalar":

@@ -23,7 +23,7 @@ class Output:
     def __init__(self, out, ctx, chunk, who):
         self.who = who
         self.value, self.tangent, self.form = _read(out, ctx, chunk, who)
-        self.shape = np.shape(self.tangent)[1:] if chunk else np.shape(self.tangent)
+        self.shape = self.tangent.shape[1:] if chunk else self.tangent.shape  # (``_read`` gives an ndarray)
 
     def tangents(self, chunk):
         """The tangents as an array with one leading axis of directions."""
@@ -61,16 +61,16 @@ def _read(out, ctx, chunk, who):
             "function run natively) while the enclosing derivative was running; take the inner "
             "derivative in a plain function or method called by name" % who
         )
-    if not (isinstance(value, (numbers.Number, np.generic)) or is_array(value)):
+    if is_array(value):  # (first: ``numbers.Number`` is an ABC, whose check is Python code)
+        form = ("array",)
+    elif isinstance(value, (numbers.Number, np.generic)):
+        value = number(value)
+        form = ("number",)
+    else:
         raise TypeError(
             "%s: the function returned %s; expected a number, an array, or a list or tuple of them"
             % (who, type(value).__name__)
         )
-    if is_array(value):
-        form = ("array",)
-    else:
-        value = number(value)
-        form = ("number",)
     if tangent is None:  # the result does not depend on the inputs: any dependence would be tagged
         tangent = np.zeros(((chunk,) if chunk else ()) + np.shape(value))
     else:

@@ -38,6 +38,7 @@ REGISTRATIONS = _version  # ``[version()]``, for code that reads it on every ope
 
 
 _merged = IdentityCache()  # (a plain dict read: every tagged operation asks, and WeakKeyDictionary.get is Python code)
+TABLES = _merged.values  # id(class) -> (``version()`` when merged, table): ``table_for``'s cache, for hot paths
 
 
 def table_for(cls):

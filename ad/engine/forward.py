@@ -21,6 +21,7 @@ from __future__ import annotations
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 import inspect
+import math
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
@@ -34,7 +35,7 @@ from context.tagging.values import live, primal
 
 from ..rules.tangents import align, full, lead
 from . import buffers, handlers, mutation
-from .dual_array import make_dual
+from .dual_array import DualArray, make_dual
 
 declare_engine_code(__file__)
 
@@ -178,7 +179,7 @@ def _split(ctx, args):
     primals = []
     tangents = []
     found = False
-    shadows = buffers.has_any_shadow() or bool(buffers.REVERSE_VERSIONS)  # (most runs: no buffer to look up)
+    shadows = bool(_SHADOWS) or bool(_REVERSE_VERSIONS)  # (most runs: no buffer to look up)
     for a in args:
         if shadows:
             if type(a) is np.ndarray and buffers.has_shadow(a):
@@ -223,16 +224,20 @@ def _jvp_primitive(fn, jvps, elementwise, joint=None):
             if found:
                 return primitive(ctx, *args, **kwargs)
         t = ctx._tag
-        act = t.activation
-        alone = act is None or act.parent is None  # no enclosing context: rule bodies are plain calls
+        runs = t.runs  # (``t.activation``, without a property's frame: every operation comes here)
+        alone = not runs or runs[-1].parent is None  # no enclosing context: rule bodies are plain calls
         ans = fn(*primals, **kwargs) if alone else enclosing_call(t, fn, tuple(primals), kwargs)
         if not found:
             return ans
         out = None
         n = None
         lined = []
-        if joint is not None and _all_carry(tangents):
-            n, out, lined = _joint_term(t, joint, alone, tangents, ans, primals, kwargs, elementwise)
+        if joint is not None:
+            for g in tangents:  # (``_all_carry``, without its frame)
+                if g is None:
+                    break
+            else:
+                n, out, lined = _joint_term(t, joint, alone, tangents, ans, primals, kwargs, elementwise)
         for i, g in enumerate(tangents if out is None else ()):
             if g is None:
                 continue
@@ -245,7 +250,11 @@ def _jvp_primitive(fn, jvps, elementwise, joint=None):
                     "make it a constant" % (qualified_name(fn), i + 1)
                 )
             if type(g) is not float or not isinstance(ans, float):  # arrays: line up, expand
-                n, g = _lined_up(g, primals[i], ans, elementwise)
+                x = primals[i]
+                if type(g) is ndarray and type(x) is ndarray and g.ndim == x.ndim:
+                    n = 0  # (``_lined_up``'s commonest answer, without its frame)
+                else:
+                    n, g = _lined_up(g, x, ans, elementwise)
                 lined.append(g)
             try:
                 term = jvp(g, ans, *primals, **kwargs) if alone else enclosing_call(t, jvp, (g, ans, *primals), kwargs)
@@ -255,24 +264,31 @@ def _jvp_primitive(fn, jvps, elementwise, joint=None):
         if out is None:
             return ans
         if elementwise and lined:
-            out = _zero_where_untouched(t, out, lined)
+            if not (type(out) is ndarray and out.dtype is _FLOAT64 and out.ndim == 1 and out.flags.c_contiguous
+                    and _isfinite(out.dot(out))):  # (``all_finite``'s commonest case, without its frame)
+                out = _zero_where_untouched(t, out, lined)
         elif type(out) is np.ndarray:
             out = _untouched_directions_zero(t, out, ans, primals, tangents)
         if n is not None:
-            out = full(out, ans, n, tangents)
+            if n == 0 and type(out) is ndarray and type(ans) is ndarray and out.shape == ans.shape \
+                    and out.flags.writeable:  # (``full``'s commonest case, without its frame)
+                for g in tangents:
+                    if out is g:  # an argument's tangent: the result's must be memory of its own
+                        out = full(out, ans, n, tangents)
+                        break
+            else:
+                out = full(out, ans, n, tangents)
+        if type(ans) is ndarray and t.used:  # (``make_dual``'s commonest case, without its frame)
+            d = _new(DualArray)
+            d.value = ans
+            d.tag = t
+            d.meta = out
+            return d
         return make_dual(ans, t, out)
 
     primitive.__qualname__ = primitive.__name__ = "jvp rule of %s" % qualified_name(fn)
     primitive.splits = True  # (_split lifts buffers holding tangents)
     return primitive
-
-
-def _all_carry(tangents):
-    """Whether every argument carries a tangent (a loop: a generator's frame costs more)."""
-    for g in tangents:
-        if g is None:
-            return False
-    return True
 
 
 def _joint_term(t, joint, alone, tangents, ans, primals, kwargs, elementwise):
@@ -314,6 +330,10 @@ def _ieee_term(jvp, g, ans, primals, kwargs):
 
 _DOT_TYPES = (np.dtype(np.float64), np.dtype(np.complex128))
 _FLOAT64 = _DOT_TYPES[0]
+_isfinite = math.isfinite
+_new = object.__new__
+_SHADOWS = buffers._shadows  # (the dicts themselves: ``has_any_shadow`` without a frame)
+_REVERSE_VERSIONS = buffers.REVERSE_VERSIONS
 
 
 def all_finite(p: np.ndarray) -> bool:

@@ -40,6 +40,16 @@ def handler(a, b):
         b = lift(b)
     return a %s b
 """
+_TEMPLATE_OWN = """
+def handler(a, b):
+    if type(a) is ndarray and has_shadow(a):
+        a = lift(a)
+    if type(b) is ndarray and has_shadow(b):
+        b = lift(b)
+    if type(a) is own and (type(b) is own or not issubclass(type(b), own)):
+        return dispatch(ufunc, (a, b))  # what own.__%s__ does, without its frame
+    return a %s b
+"""
 _TEMPLATE_LIFT_IF = """
 def handler(a, b):
     if type(a) is ndarray:
@@ -49,6 +59,12 @@ def handler(a, b):
     return a %s b
 """
 
+
+# The NumPy function of each operator of ``DualArray`` (``dual_array.py``: ``a * b`` is ``np.multiply``).
+_OWN_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+               "floordiv": np.floor_divide, "mod": np.remainder, "and_": np.bitwise_and, "or_": np.bitwise_or,
+               "xor": np.bitwise_xor, "lshift": np.left_shift, "rshift": np.right_shift, "matmul": np.matmul,
+               "pow": np.power}
 
 _MUTATING_METHODS = frozenset(["fill", "sort", "put", "partition", "resize", "itemset", "setfield", "byteswap",
                                "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ipow__"])
@@ -105,7 +121,7 @@ def lifted_in(a, holds, lift, depth=2):
 
 
 def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=False, read=None,
-          read_tagged=None, held=None):
+          read_tagged=None, held=None, own_array=None):
     """``(handlers, guard)`` for an AD context whose plain buffers may stand for values being
     differentiated: ``has_shadow(a)`` tells which, ``lift(a)`` gives the ``DualArray`` one
     stands for, ``assign(target, key, value)`` writes into one (forward mode's shadow
@@ -118,7 +134,9 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
     where given, is ``a[key]`` for such a buffer (else the rule of ``getitem`` on ``lift(a)``);
     ``read_tagged(x, key)``, where given, is ``x[key]`` for a tagged ``x``, or None for the rule's.
     ``held()``, where given, tells cheaply whether any buffer stands for such a value now (else the
-    lists and tuples natives receive are searched for such buffers whenever they get one)."""
+    lists and tuples natives receive are searched for such buffers whenever they get one).
+    ``own_array``, where given, is the context's tagged array type: an arithmetic operator with one
+    of those on its left goes to that type's rule at once (what its operator method does)."""
 
     def flattened(it):
         """``buf.flat`` of a buffer standing for a value being differentiated: that value raveled
@@ -201,8 +219,13 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
         # written out with the operator itself: this runs for every arithmetic operation in
         # differentiated code, and the specialized instruction is much cheaper than operator.add
         namespace = {"ndarray": ndarray, "has_shadow": has_shadow, "lift": lift, "lift_if": lift_if}
-        template = _TEMPLATE if lift_if is None else _TEMPLATE_LIFT_IF
-        exec(compile(template % symbols[op.__name__], __file__, "exec"), namespace)
+        symbol = symbols[op.__name__]
+        if own_array is not None and op.__name__ in _OWN_UFUNCS:  # the array type's operator, called in line
+            namespace.update(own=own_array, dispatch=dispatch, ufunc=_OWN_UFUNCS[op.__name__])
+            source = _TEMPLATE_OWN % (op.__name__.rstrip("_"), symbol)
+        else:
+            source = (_TEMPLATE if lift_if is None else _TEMPLATE_LIFT_IF) % symbol
+        exec(compile(source, __file__, "exec"), namespace)
         handler = namespace["handler"]
         handler.__name__ = handler.__qualname__ = op.__name__
         return handler
@@ -278,4 +301,4 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
     return handlers(), ForwardGuard()
 
 
-HANDLERS, GUARD = build(buffers.has_shadow, buffers.lift, assign, held=buffers.has_any_shadow)
+HANDLERS, GUARD = build(buffers.has_shadow, buffers.lift, assign, held=buffers.has_any_shadow, own_array=DualArray)

@@ -23,6 +23,8 @@ from .tags import Tag
 from .values import Tagged, live
 
 _EMPTY = {}
+_TABLES = primitives.TABLES  # id(class) -> (registrations, table): ``primitives.table_for``'s cache
+_REGISTRATIONS = primitives.REGISTRATIONS
 
 
 def qualified_name(fn):
@@ -60,7 +62,15 @@ def newest_tag(args):
 
 def dispatch(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: Mapping[str, Any] = _EMPTY) -> Any:
     """``fn(*args, **kwargs)`` where tagged arguments follow the rules of the newest live tag."""
-    tag, args = newest_tag(args)
+    tag = None
+    for a in args:  # (``newest_tag``'s answer where every tag is live, without its frame)
+        if issubclass(type(a), Tagged):
+            t = a.tag
+            if t.finished:
+                tag, args = newest_tag(args)
+                break
+            if tag is None or t.serial > tag.serial:
+                tag = t
     if tag is None:
         if kwargs:
             kw_tag, _ = newest_tag(tuple(kwargs.values()))
@@ -68,13 +78,19 @@ def dispatch(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: Mapping[str,
                 return no_primitive(kw_tag, fn, args, kwargs)
         return fn(*args, **kwargs)
     cls = type(tag.context)
-    table = primitives.table_for(cls)
+    cached = _TABLES.get(id(cls))  # (``primitives.table_for``'s cache, read without its frame)
+    table = cached[1] if cached is not None and cached[0] == _REGISTRATIONS[0] else primitives.table_for(cls)
     impl = None
     if table is not None:
-        impl, args = primitives.find(table, fn, args)
+        entries = table.get(id(fn))
+        if entries is not None and entries[0][0] is None:  # (``primitives.find``'s commonest answer)
+            impl = entries[0][1]
+        else:
+            impl, args = primitives.find(table, fn, args)
     if impl is None:
         return no_primitive(tag, fn, args, kwargs)
-    act = tag.activation  # as the activation's run_primitive runs it, in line: every tagged operation comes here
+    runs = tag.runs  # (``tag.activation``, without a property's frame: every tagged operation comes here)
+    act = runs[-1] if runs else None  # as the activation's run_primitive runs it, in line
     if act is not None and act.alive:
         if getattr(impl, "native_primitive", False):
             return impl(act.ctx, *args, **kwargs)

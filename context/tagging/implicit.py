@@ -46,6 +46,10 @@ def attribute(obj: Any, name: str) -> Any:
     """``obj.name``, with a getter written in Python run under the current context."""
     kind = type(obj)
     if kind is ModuleType:
+        if name not in _MODULE_TYPE_NAMES:  # a module's own global (``np.sin``): read from its dict at once
+            found = _MODULE_DICT(obj).get(name, _MISSING)
+            if found is not _MISSING:
+                return found
         return _module_attribute(obj, name)
     if kind in _NATIVE_LOOKUPS or issubclass(kind, Tagged):  # (arrays' and tagged values' getters are native or the engine's)
         return getattr(obj, name)
@@ -64,6 +68,10 @@ def attribute(obj: Any, name: str) -> Any:
 
 
 _MODULE_DICT = ModuleType.__dict__["__dict__"].__get__
+# what a module's type provides (``_PyType_Lookup`` on ModuleType: its class and ``object``, which
+# cannot change); any other name a module's dict holds is what ``getattr`` gives
+_MODULE_TYPE_NAMES = frozenset(ModuleType.__dict__) | frozenset(object.__dict__)
+_MISSING = object()
 
 
 def _module_attribute(module, name):
