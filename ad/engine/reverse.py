@@ -265,8 +265,8 @@ def vjp_primitive(fn: Callable[..., Any], makers: tuple) -> Callable[..., Any]:
                     "%s is not differentiable in argument %d, which carries a derivative; make it a constant"
                     % (qualified_name(fn), i + 1)
                 )
-        act = t.activation  # enclosing_call in line (this runs for every operation recorded)
-        parent = act.parent if act is not None else None
+        runs = t.runs  # enclosing_call in line (this runs for every operation recorded)
+        parent = runs[-1].parent if runs else None
         nested = parent is not None and parent.alive
         if mask is None:
             if not nested:

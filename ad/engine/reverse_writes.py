@@ -16,6 +16,7 @@ from context.tagging import Tagged
 
 from . import reverse_buffers
 from .handlers import build
+from .traced import TracedArray
 from .saves import before_write, forget, save, save_all  # noqa: F401 (the rules reach them through this module)
 
 declare_engine_code(__file__)
@@ -29,7 +30,8 @@ def assign(target, key, value, newer_done=False) -> None:
 
 
 HANDLERS, GUARD = build(reverse_buffers.has_version, reverse_buffers.lift, assign, read=reverse_buffers.read,
-                        read_tagged=reverse_buffers.read_traced, held=reverse_buffers.any_version)
+                        read_tagged=reverse_buffers.read_traced, held=reverse_buffers.any_version,
+                        own_array=TracedArray)
 
 
 def handlers():

@@ -18,6 +18,8 @@ from .dual_array import DualArray, is_array
 
 declare_engine_code(__file__)
 
+_new = object.__new__
+
 ndarray = np.ndarray
 
 
@@ -100,8 +102,12 @@ def make_traced(value: Any, tag: Any, node: Node) -> Tagged:
     A complex value's node is marked: cotangents keep their imaginary part only at complex nodes."""
     if type(value) is float:
         return Traced(value, tag, node)
-    if type(value) is ndarray and value.dtype.kind != "c":  # (the common case, in one look)
-        return TracedArray(value, tag, node)
+    if type(value) is ndarray and value.dtype.kind != "c" and tag.used:  # (the common case, in one look,
+        d = _new(TracedArray)                                                # without Tagged.__init__'s frame)
+        d.value = value
+        d.tag = tag
+        d.meta = node
+        return d
     if is_complex(value):
         node.real = False
         COMPLEX_NODES[0] += 1
