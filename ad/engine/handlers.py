@@ -32,21 +32,16 @@ ndarray = np.ndarray
 _SYMBOLS = {"add": "+", "and_": "&", "floordiv": "//", "lshift": "<<", "matmul": "@", "mul": "*", "mod": "%",
             "or_": "|", "pow": "**", "rshift": ">>", "sub": "-", "truediv": "/", "xor": "^"}
 _COMPARISONS = {"lt": "<", "le": "<=", "eq": "==", "ne": "!=", "gt": ">", "ge": ">="}
-_TEMPLATE = """
+_LIFTS = """
 def handler(a, b):
     if type(a) is ndarray and has_shadow(a):
         a = lift(a)
     if type(b) is ndarray and has_shadow(b):
         b = lift(b)
-    return a %s b
 """
-_TEMPLATE_OWN = """
-def handler(a, b):
-    if type(a) is ndarray and has_shadow(a):
-        a = lift(a)
-    if type(b) is ndarray and has_shadow(b):
-        b = lift(b)
-    if type(a) is own and (type(b) is own or not issubclass(type(b), own)):
+_TEMPLATE = _LIFTS + """    return a %s b
+"""
+_TEMPLATE_OWN = _LIFTS + """    if type(a) is own and (type(b) is own or not issubclass(type(b), own)):
         return dispatch(ufunc, (a, b))  # what own.__%s__ does, without its frame
     return a %s b
 """
