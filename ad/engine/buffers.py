@@ -30,6 +30,7 @@ declare_engine_code(__file__)
 
 ndarray = np.ndarray
 _shadows = {}  # id(root buffer) -> {tag: (flat shadow memory, chunk shape)}
+SHADOWS = _shadows  # (the dict itself, for hot paths that check it without ``has_any_shadow``'s frame)
 REVERSE_VERSIONS = {}  # id(root buffer) -> {tag: tape node}: reverse mode's buffers (``reverse_buffers``)
 
 

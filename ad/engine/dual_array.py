@@ -243,10 +243,17 @@ class DualArray(Dual):
     conjugate = conj
 
 
-for _name, _fn in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("truediv", np.true_divide),
-                   ("floordiv", np.floor_divide), ("mod", np.remainder), ("and", np.bitwise_and),
-                   ("or", np.bitwise_or), ("xor", np.bitwise_xor), ("lshift", np.left_shift),
-                   ("rshift", np.right_shift)]:
+# The NumPy function each binary operator of ``DualArray`` computes, by the operator's dunder name
+# (``a * b`` is ``np.multiply``; ``@`` and ``**`` have the methods above). The AD contexts' operator
+# handlers call it directly for an operand of this type on the left (``handlers.build``).
+BINARY_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+                 "floordiv": np.floor_divide, "mod": np.remainder, "and": np.bitwise_and, "or": np.bitwise_or,
+                 "xor": np.bitwise_xor, "lshift": np.left_shift, "rshift": np.right_shift,
+                 "matmul": np.matmul, "pow": np.power}
+
+for _name, _fn in BINARY_UFUNCS.items():
+    if _name in ("matmul", "pow"):
+        continue
     _m, _r, _i = _binary(_fn)
     setattr(DualArray, "__%s__" % _name, _m)
     setattr(DualArray, "__r%s__" % _name, _r)

@@ -332,7 +332,7 @@ _DOT_TYPES = (np.dtype(np.float64), np.dtype(np.complex128))
 _FLOAT64 = _DOT_TYPES[0]
 _isfinite = math.isfinite
 _new = object.__new__
-_SHADOWS = buffers._shadows  # (the dicts themselves: ``has_any_shadow`` without a frame)
+_SHADOWS = buffers.SHADOWS  # (the dicts themselves: ``has_any_shadow`` without a frame)
 _REVERSE_VERSIONS = buffers.REVERSE_VERSIONS
 
 

@@ -22,7 +22,7 @@ from context.tagging.dispatch import qualified_name
 from context.tagging.guard import NativeGuard
 
 from . import buffers
-from .dual_array import DualArray
+from .dual_array import BINARY_UFUNCS, DualArray
 from .mutation import assign
 from .saves import RUNS, before_write
 
@@ -54,12 +54,6 @@ def handler(a, b):
     return a %s b
 """
 
-
-# The NumPy function of each operator of ``DualArray`` (``dual_array.py``: ``a * b`` is ``np.multiply``).
-_OWN_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
-               "floordiv": np.floor_divide, "mod": np.remainder, "and_": np.bitwise_and, "or_": np.bitwise_or,
-               "xor": np.bitwise_xor, "lshift": np.left_shift, "rshift": np.right_shift, "matmul": np.matmul,
-               "pow": np.power}
 
 _MUTATING_METHODS = frozenset(["fill", "sort", "put", "partition", "resize", "itemset", "setfield", "byteswap",
                                "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ipow__"])
@@ -215,9 +209,10 @@ def build(has_shadow, lift, assign, comparisons=False, lift_if=None, views_free=
         # differentiated code, and the specialized instruction is much cheaper than operator.add
         namespace = {"ndarray": ndarray, "has_shadow": has_shadow, "lift": lift, "lift_if": lift_if}
         symbol = symbols[op.__name__]
-        if own_array is not None and op.__name__ in _OWN_UFUNCS:  # the array type's operator, called in line
-            namespace.update(own=own_array, dispatch=dispatch, ufunc=_OWN_UFUNCS[op.__name__])
-            source = _TEMPLATE_OWN % (op.__name__.rstrip("_"), symbol)
+        dunder = op.__name__.rstrip("_")  # (operator.and_ is __and__)
+        if own_array is not None and dunder in BINARY_UFUNCS:  # the array type's operator, called in line
+            namespace.update(own=own_array, dispatch=dispatch, ufunc=BINARY_UFUNCS[dunder])
+            source = _TEMPLATE_OWN % (dunder, symbol)
         else:
             source = (_TEMPLATE if lift_if is None else _TEMPLATE_LIFT_IF) % symbol
         exec(compile(source, __file__, "exec"), namespace)
