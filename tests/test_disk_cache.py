@@ -146,6 +146,55 @@ def test_read_only_directory_is_tolerated(cache):
         os.chmod(cache, 0o700)
 
 
+def test_a_hit_keeps_the_constants_the_code_holds(cache):
+    # test_ast's test_singletons: code compiled from an AST holds the very object put in it
+    import ast
+    import marshal
+
+    config = _class_plan(context.Context)[0]
+
+    def compiled(value):
+        tree = ast.parse("x = (123, 0.0)")
+        tree.body[0].value = ast.copy_location(ast.Constant(value=value), tree.body[0].value)
+        return compile(tree, "<string>", "exec")
+
+    value = frozenset()
+    for value in (frozenset({1.5}), (1, "a " * 50), 10**30, "b " * 30, frozenset()):
+        twin = marshal.loads(marshal.dumps(value))  # equal, another object
+        assert twin is not value or value == frozenset()  # (an empty frozenset may be one object)
+        first = compiled(twin)
+        assert diskcache.store(first, config, _rewrite(first, config))
+        code = compiled(value)
+        loaded = diskcache.load(code, config)
+        assert loaded is not None
+        assert all(a is b for a, b in zip(loaded.co_consts, code.co_consts)), (loaded.co_consts, code.co_consts)
+        ns = {}
+        exec(loaded, ns)
+        assert ns["x"] is code.co_consts[0]
+    assert compiled(value).co_consts[0] is value  # (what test_singletons checks, natively)
+
+    # the constants that differ only for the compiler stay what the entry says
+    assert not diskcache._same_constant(0.0, -0.0) and not diskcache._same_constant((0.0,), (-0.0,))
+    assert diskcache._same_constant(frozenset({1}), frozenset({1}))
+
+
+def test_entries_are_written_while_the_program_has_replaced_import(cache):
+    # test_ast's test_sys_modules makes every import return a bare object; the store that
+    # a first call makes meanwhile must not import anything (os.fdopen imports io)
+    import builtins
+
+    lazy = object()
+    fn = types.FunctionType(fresh_code(sample), sample.__globals__, None, sample.__defaults__)
+    real = builtins.__import__
+    builtins.__import__ = lambda name, *args, **kwargs: lazy
+    try:
+        out = context.overdub(context.Context(), fn, [1, 2])
+    finally:
+        builtins.__import__ = real
+    assert out == sample([1, 2])
+    assert diskcache.cache_dir() is not None and entries(cache)
+
+
 def test_unwritable_place_is_tolerated(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")

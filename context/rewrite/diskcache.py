@@ -47,13 +47,15 @@ import tempfile
 import time
 import types
 
+import bytecode
+
 # The functions this module uses, bound once: a program that patches ``builtins.open``,
 # ``os.replace`` or ``tempfile.mkstemp`` (tests do, with ``unittest.mock``) must see
 # neither the engine's file work nor its own mocks called by it.
 _os = types.SimpleNamespace(
     open=io.open, replace=os.replace, stat=os.stat, remove=os.remove, utime=os.utime,
     os_open=os.open, os_read=os.read, os_close=os.close, fstat=os.fstat, time=time.time,
-    makedirs=os.makedirs, fdopen=os.fdopen, walk=os.walk, scandir=os.scandir, join=os.path.join,
+    makedirs=os.makedirs, os_write=os.write, walk=os.walk, scandir=os.scandir, join=os.path.join,
     dirname=os.path.dirname, expanduser=os.path.expanduser,
     abspath=os.path.abspath, fspath=os.fspath, mkstemp=tempfile.mkstemp, sha256=hashlib.sha256,
     marshal_dumps=marshal.dumps, marshal_loads=marshal.loads,
@@ -142,8 +144,6 @@ def _engine_tag():
     modification times, which takes a fraction of that to compute.
     """
     if _state["tag"] is None:
-        import bytecode
-
         head = "\0".join((sys.version, sys.implementation.cache_tag or "", getattr(bytecode, "__version__", "")))
         files = _engine_files()
         sig = _os.sha256(head.encode())
@@ -173,8 +173,12 @@ def _write_atomically(path, data):
         _os.makedirs(_os.dirname(path), exist_ok=True)
         fd, tmp = _os.mkstemp(dir=_os.dirname(path), prefix=".tmp-")
         try:
-            with _os.fdopen(fd, "wb") as f:
-                f.write(data)
+            try:  # (not ``os.fdopen``: it imports ``io`` through ``builtins.__import__``, which a program may replace)
+                view = memoryview(data)
+                while view:
+                    view = view[_os.os_write(fd, view):]
+            finally:
+                _os.os_close(fd)
             _os.replace(tmp, path)
         except BaseException:
             _remove(tmp)
@@ -319,13 +323,38 @@ def _placeholder(c):
     return obj
 
 
+def _constant_key(c):
+    """What tells constants apart for the compiler (as CPython's ``_PyCode_ConstantKey``): ``0.0``
+    and ``-0.0`` are equal but different constants, as are ``(0.0,)`` and ``(-0.0,)``, ``1`` and
+    ``True``. (Not ``marshal.dumps``: its output depends on reference counts.)"""
+    kind = type(c)
+    if kind is float or kind is complex:
+        return kind, repr(c)
+    if kind is tuple:
+        return kind, tuple(_constant_key(x) for x in c)
+    if kind is frozenset:
+        return kind, frozenset(_constant_key(x) for x in c)
+    return kind, c
+
+
+def _same_constant(a, b):
+    return _constant_key(a) == _constant_key(b)
+
+
 def _decode(code, original=None):
-    """Put the real objects back; nested code objects equal to ``original``'s become them."""
+    """Put the real objects back; nested code objects equal to ``original``'s become them, and
+    the constants ``original`` starts with become its own objects again (a rewrite keeps them
+    first), so that ``is`` finds them as natively (``x = frozenset()`` compiled from an AST
+    holds the very object put there; ``marshal`` made copies)."""
     consts = code.co_consts
+    kept = original.co_consts if original is not None else ()
     new = None
     for i, c in enumerate(consts):
         kind = type(c)
-        if kind is tuple:
+        if i < len(kept) and kind is type(kept[i]) and kind is not types.CodeType and c is not kept[i] \
+                and _same_constant(c, kept[i]):
+            c = kept[i]
+        elif kind is tuple:
             if len(c) != 3 or c[0] != _MARK:
                 continue
             c = _placeholder(c)
