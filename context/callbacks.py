@@ -18,6 +18,7 @@ import sys
 from types import BuiltinMethodType
 
 from .state import call_under
+from .weakcache import IdentityCache
 
 
 class ContextCallback:
@@ -74,6 +75,10 @@ def _checked_places(who, positions, keywords, min_args=0):
 # id -> the native itself, for lasting natives found plain (see ``entries/kinds.py``);
 # emptied whenever the table above changes.
 LASTING_PLAIN_NATIVES = {}
+# type (by id) -> the names of its methods registered below, its own or its bases' (usually
+# none), for the types whose bound natives were asked about (see ``entries/kinds.py``);
+# emptied when that table changes.
+METHOD_OWNER_NAMES = IdentityCache()
 
 
 def register_callback_positions(fn, positions=(), keywords=(), min_args=0):
@@ -96,6 +101,7 @@ def register_callback_method(cls, name, positions=(), keywords=()):
         raise TypeError("%s: cls must be a type with a method named by name, got %r, %r" % (who, cls, name))
     CALLBACK_METHOD_ARGUMENTS[(cls, name)] = _checked_places(who, positions, keywords)
     METHOD_OWNER_TYPES.add(cls)
+    METHOD_OWNER_NAMES.clear()  # an owner remembered may be this one
 
 
 for _fn, _pos, _kw, *_min in [
@@ -138,14 +144,27 @@ def _wrap(act, value):
     return value
 
 
+_MRO = type.__dict__["__mro__"].__get__  # the real MRO, whatever a metaclass makes ``__mro__`` say
+
+
+def method_places(owner, name):
+    """The registered places of method ``name`` of native objects of type ``owner``: those of
+    ``owner`` or of the base it inherits the method from (a ``list`` subclass's ``sort``), or None."""
+    if METHOD_OWNER_TYPES:
+        for cls in _MRO(owner) or (owner,):
+            if cls in METHOD_OWNER_TYPES:
+                places = CALLBACK_METHOD_ARGUMENTS.get((cls, name))
+                if places is not None:
+                    return places
+    return None
+
+
 def _spec_for(f):
     entry = CALLBACK_ARGUMENTS.get(id(f))
     if entry is not None:
         return entry[1]
     if type(f) in BUILTIN_METHOD_TYPES:
-        owner = type(f.__self__)
-        if owner in METHOD_OWNER_TYPES:
-            return CALLBACK_METHOD_ARGUMENTS.get((owner, f.__name__))
+        return method_places(type(f.__self__), f.__name__)
     return None
 
 

@@ -80,12 +80,6 @@ def lookup_special(cls, name, default=None):
     return default
 
 
-def _is_instance(obj, cls):
-    """``PyObject_TypeCheck``: a real subclass test, with no ``__instancecheck__``."""
-    kind = type(obj)
-    return kind is cls or cls in (_MRO(kind) or ())
-
-
 def _is_python_code(obj):
     if isinstance(obj, staticmethod):
         obj = obj.__func__
@@ -102,23 +96,22 @@ def instantiate(cls, /, *args, **kwargs):
     a real subclass test; it is looked up on the result's type along its MRO, and bound
     as a descriptor unless it is a plain function.
     """
-    call = STATE.call_ex
     new = lookup_special(cls, "__new__")
     if type(new) is BuiltinFunctionType:
         obj = new(cls, *args, **kwargs)
     else:
-        obj = call(cls.__new__, (cls,) + args, kwargs)
-    if not _is_instance(obj, cls):
-        return obj
+        obj = STATE.call_ex(cls.__new__, (cls,) + args, kwargs)
     kind = type(obj)
+    if kind is not cls and cls not in (_MRO(kind) or ()):  # (``PyObject_TypeCheck``: no ``__instancecheck__``)
+        return obj
     init = lookup_special(kind, "__init__")
     if type(init) is FunctionType:
-        result = call(init, (obj,) + args, kwargs)
+        result = STATE.call_ex(init, (obj,) + args, kwargs)
     elif type(init) is WrapperDescriptorType:  # object's or a builtin base's: no Python code
         result = init(obj, *args, **kwargs)
     else:
         get = getattr(type(init), "__get__", None)
-        result = call(get(init, obj, kind) if get is not None else init, args, kwargs)
+        result = STATE.call_ex(get(init, obj, kind) if get is not None else init, args, kwargs)
     if result is not None:
         raise TypeError("__init__() should return None, not '%s'" % type(result).__name__)
     return obj

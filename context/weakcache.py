@@ -35,5 +35,9 @@ class IdentityCache:
         self._refs[key] = weakref.ref(obj, forget)
         self.values[key] = value
 
+    def clear(self):
+        self.values.clear()
+        self._refs.clear()
+
     def __len__(self):
         return len(self.values)

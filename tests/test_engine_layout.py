@@ -243,6 +243,69 @@ def test_lasting_plain_natives_are_remembered_and_forgotten_when_the_tables_chan
         del CALLBACK_ARGUMENTS[id(_operator.call)]
 
 
+def _under_the_context():
+    """Whether the calling function runs as code rewritten by the engine (not natively)."""
+    from context.rewrite.code import is_rewritten
+
+    return is_rewritten(sys._getframe(1).f_code)
+
+
+def test_bound_natives_are_known_plain_by_their_owner_type_except_the_methods_that_take_callbacks():
+    import gc
+    import weakref
+
+    from context.callbacks import (CALLBACK_METHOD_ARGUMENTS, METHOD_OWNER_NAMES, METHOD_OWNER_TYPES,
+                                   register_callback_method)
+
+    class Tokens(list):  # a class made at run time whose bound natives are list's
+        pass
+
+    seen = []
+
+    def key(x):
+        seen.append(_under_the_context())
+        return -x
+
+    def work(xs):
+        for v in (3, 1, 2):
+            xs.append(v)  # the owner type is remembered at the first append
+        xs.sort(key=key)  # registered for callbacks: the key runs under the context
+        return list(xs), xs.count(1)
+
+    for make in (list, Tokens):  # (a subclass inherits list's registration of sort)
+        seen.clear()
+        assert context.overdub(context.Context(), work, make()) == ([3, 2, 1], 1)
+        assert seen == [True, True, True]
+        assert METHOD_OWNER_NAMES.values[id(make)] == {"sort"}
+
+    # a method registered afterwards is no longer called as a plain one
+    class Bag(list):
+        pass
+
+    def use(bag):
+        bag.append(0)
+        bag.extend([1])
+        return bag.index(1, 0)
+
+    assert context.overdub(context.Context(), use, Bag()) == 1
+    assert METHOD_OWNER_NAMES.values[id(Bag)] == {"sort"}
+    try:
+        register_callback_method(Bag, "index", (0,))
+        assert id(Bag) not in METHOD_OWNER_NAMES.values
+        assert context.overdub(context.Context(), use, Bag()) == 1  # remembered again with its new method
+        assert METHOD_OWNER_NAMES.values[id(Bag)] == {"index", "sort"}  # its own, and list's it inherits
+    finally:
+        del CALLBACK_METHOD_ARGUMENTS[(Bag, "index")]
+        METHOD_OWNER_TYPES.discard(Bag)
+        METHOD_OWNER_NAMES.clear()
+
+    # a remembered class made at run time is not kept alive
+    context.overdub(context.Context(), use, Bag())
+    ref = weakref.ref(Bag)
+    del Bag, use
+    gc.collect()
+    assert ref() is None
+
 def test_every_engine_module_calls_the_builtins_it_was_imported_with():
     """Each module of ``context`` and ``ad`` binds ``__builtins__`` to the engine's copy (see
     ``context/_builtins.py``) before it defines anything, so that a builtin a program replaces

@@ -27,7 +27,7 @@ from ..callbacks import wrap_callbacks
 from ..native import SPECIAL_NATIVES
 from ..resolve import NATIVE_CALLABLE_TYPES, class_verdict, instantiate, is_engine_callable, resolve
 from .observing import _call_through
-from ..callbacks import LASTING_PLAIN_NATIVES
+from ..callbacks import CALLBACK_ARGUMENTS, LASTING_PLAIN_NATIVES, METHOD_OWNER_NAMES
 from .kinds import (BOUND_NATIVE_TYPES, CLASS, FRAME, LASTING_KINDS, PLAIN, SPECIAL, native_kind, plain_bound_native,
                     remember_plain)
 from .running import rewritten_function
@@ -85,8 +85,8 @@ def build_direct(act, pre):
                 return g
             if verdict is PLAIN:
                 if guard is None:
-                    if kind in LASTING_KINDS:
-                        remember_plain(f)  # the next call finds it in ``lasting``
+                    if kind in LASTING_KINDS and not remember_plain(f) and kind is type:  # (kept: found in ``lasting``)
+                        act.fcache.remember_class(f, f)  # a class made at run time: found at its id this epoch
                     return f  # a plain native: call it as it is
                 if guard.passes(f):
                     return f
@@ -158,7 +158,7 @@ def build_direct(act, pre):
         g, args, kwargs = prepare(f, args, kwargs)
         return kwargs, g, args
 
-    def callee(f):
+    def callee_full(f):
         if has_primitives and primitive_for(f):
             return MethodType(call_primitive, f)
         key = id(f)
@@ -181,6 +181,36 @@ def build_direct(act, pre):
         if kwargs or len(bound) > 1:
             return partial(fn, *bound, **kwargs)
         return MethodType(fn, bound[0]) if bound else fn
+
+    owner_names = METHOD_OWNER_NAMES.values.get
+    special = SPECIAL_NATIVES
+    callbacks = CALLBACK_ARGUMENTS
+
+    if has_primitives or guard is not None:
+        callee = callee_full
+    else:
+        def callee(f):
+            """What a call site calls for ``f``, loaded before its arguments (the commonest request):
+            ``callee_full``'s answer for what the caches hold, a method of a function they hold
+            (``obj.m``) and a bound native of a type known plain (``xs.append``).
+
+            Small on purpose: CPython copies a closure's cells into each call's frame and clears
+            them after, so this path names only what it reads."""
+            key = id(f)
+            g = fget(key) or lasting(key)
+            if g is not None:
+                return g
+            kind = type(f)
+            if kind is MethodType:
+                g = fget(id(f.__func__))
+                if g is not None:
+                    return MethodType(g, f.__self__)
+            elif kind in BOUND_NATIVE_TYPES:
+                names = owner_names(id(type(f.__self__)))
+                if names is not None and key not in special and key not in callbacks and (
+                        not names or f.__name__ not in names):
+                    return f
+            return callee_full(f)
 
     act.enter = enter_unhooked if pre is None else enter_hooked
     act.enter_ex = enter_ex

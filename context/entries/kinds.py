@@ -15,11 +15,12 @@ from ..callbacks import (
     CALLBACK_ARGUMENTS,
     CALLBACK_METHOD_ARGUMENTS,
     LASTING_PLAIN_NATIVES,
-    METHOD_OWNER_TYPES,
+    METHOD_OWNER_NAMES,
+    method_places,
 )
 from ..frames import CALLING_FRAME_ONLY
 from ..native import COPY_NAMES, SPECIAL_NATIVES, special_copy
-from ..resolve import _DICT, class_verdict
+from ..resolve import _DICT, _MRO, class_verdict
 
 PLAIN = "plain"            # call it as it is
 FRAME = "frame"            # acts on its calling frame only: from the user's frame, call it as it is
@@ -46,8 +47,7 @@ def native_kind(f):
     if kind is BuiltinFunctionType and f.__name__ in COPY_NAMES and special_copy(f):  # (name first: cheap)
         return SPECIAL
     if key in CALLBACK_ARGUMENTS or (
-        kind in BUILTIN_METHOD_TYPES and type(f.__self__) in METHOD_OWNER_TYPES
-        and (type(f.__self__), f.__name__) in CALLBACK_METHOD_ARGUMENTS
+        kind in BUILTIN_METHOD_TYPES and method_places(type(f.__self__), f.__name__) is not None
     ):
         return CALLBACKS
     if kind is type and class_verdict(f) is not None:
@@ -63,12 +63,23 @@ BOUND_NATIVE_TYPES = BUILTIN_METHOD_TYPES | {MethodWrapperType}
 def plain_bound_native(f, key):
     """Whether ``f`` (of a kind in ``BOUND_NATIVE_TYPES``, ``id`` ``key``), bound to an object that
     is neither a module nor a class, is PLAIN: ``native_kind``'s answer for the commonest callees in fewer steps
-    (False: ask ``native_kind``). The direct strategy asks it first, on a cache miss."""
-    bound = f.__self__
-    owner = type(bound)
-    return (owner is not ModuleType and not issubclass(owner, type)  # (C.__call__ makes an instance: not plain)
-            and (owner not in METHOD_OWNER_TYPES or (owner, f.__name__) not in CALLBACK_METHOD_ARGUMENTS)
-            and key not in SPECIAL_NATIVES and key not in CALLBACK_ARGUMENTS)
+    (False: ask ``native_kind``). The direct strategy asks it first, on a cache miss.
+
+    The owner type's names of methods that take callbacks are remembered in
+    ``METHOD_OWNER_NAMES`` (while the type lives), so that the direct strategy's ``callee``
+    answers for the next bound native of that type without this frame: plain when its
+    name is not among them and its id is in neither ``SPECIAL_NATIVES`` nor
+    ``CALLBACK_ARGUMENTS`` (a fresh bound method never is; one kept and registered may be).
+    """
+    owner = type(f.__self__)
+    names = METHOD_OWNER_NAMES.values.get(id(owner))
+    if names is None:
+        if owner is ModuleType or issubclass(owner, type):  # (C.__call__ makes an instance: not plain)
+            return False
+        names = frozenset(name for cls in _MRO(owner) or (owner,) for (kind, name) in CALLBACK_METHOD_ARGUMENTS
+                          if kind is cls)
+        METHOD_OWNER_NAMES.set(owner, names)
+    return (not names or f.__name__ not in names) and key not in SPECIAL_NATIVES and key not in CALLBACK_ARGUMENTS
 
 
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time
@@ -83,7 +94,7 @@ def remember_plain(f):
     such as ``str.__new__``, which ``super().__new__(cls, v)`` calls): keeping the object makes its id a
     safe key, since no other object can have it meanwhile, and keeps nothing else
     alive. Bound methods of objects (``xs.append``) are made at each access and are
-    never kept.
+    never kept. Returns whether ``f`` was kept.
     """
     kind = type(f)
     if kind is BuiltinFunctionType:
@@ -91,7 +102,8 @@ def remember_plain(f):
         if owner is not None and type(owner) is not ModuleType and not (
                 type(owner) is type and not owner.__flags__ & _HEAPTYPE
                 and _DICT(owner).get(f.__name__) is f):  # (``str.__new__``, kept in a static type's dict;
-            return                                       # not ``dict.fromkeys``, bound anew at each access)
+            return False                                 # not ``dict.fromkeys``, bound anew at each access)
     elif kind is not type or f.__flags__ & _HEAPTYPE:
-        return
+        return False
     LASTING_PLAIN_NATIVES[id(f)] = f
+    return True
