@@ -348,13 +348,21 @@ def _decode(code, original=None):
     holds the very object put there; ``marshal`` made copies)."""
     consts = code.co_consts
     kept = original.co_consts if original is not None else ()
+    n = len(kept)
     new = None
     for i, c in enumerate(consts):
         kind = type(c)
-        if i < len(kept) and kind is type(kept[i]) and kind is not types.CodeType and c is not kept[i] \
-                and _same_constant(c, kept[i]):
-            c = kept[i]
-        elif kind is tuple:
+        if i < n:
+            o = kept[i]
+            if c is o:
+                continue
+            if kind is type(o) and kind is not types.CodeType and (
+                    c == o if kind is str or kind is int or kind is bytes else _same_constant(c, o)):
+                if new is None:
+                    new = list(consts)
+                new[i] = o
+                continue
+        if kind is tuple:
             if len(c) != 3 or c[0] != _MARK:
                 continue
             c = _placeholder(c)
