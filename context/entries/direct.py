@@ -33,6 +33,9 @@ from .kinds import (BOUND_NATIVE_TYPES, CLASS, FRAME, LASTING_KINDS, PLAIN, SPEC
 from .running import rewritten_function
 
 _EMPTY = {}
+# (module globals rather than cells of the closures: an activation makes fewer cells)
+_lasting = LASTING_PLAIN_NATIVES.get
+_owner_names = METHOD_OWNER_NAMES.values.get  # (the dict is emptied in place, never replaced)
 
 
 def build_direct(act, pre):
@@ -182,10 +185,6 @@ def build_direct(act, pre):
             return partial(fn, *bound, **kwargs)
         return MethodType(fn, bound[0]) if bound else fn
 
-    owner_names = METHOD_OWNER_NAMES.values.get
-    special = SPECIAL_NATIVES
-    callbacks = CALLBACK_ARGUMENTS
-
     if has_primitives or guard is not None:
         callee = callee_full
     else:
@@ -197,7 +196,7 @@ def build_direct(act, pre):
             Small on purpose: CPython copies a closure's cells into each call's frame and clears
             them after, so this path names only what it reads."""
             key = id(f)
-            g = fget(key) or lasting(key)
+            g = fget(key) or _lasting(key)
             if g is not None:
                 return g
             kind = type(f)
@@ -206,8 +205,8 @@ def build_direct(act, pre):
                 if g is not None:
                     return MethodType(g, f.__self__)
             elif kind in BOUND_NATIVE_TYPES:
-                names = owner_names(id(type(f.__self__)))
-                if names is not None and key not in special and key not in callbacks and (
+                names = _owner_names(id(type(f.__self__)))
+                if names is not None and key not in SPECIAL_NATIVES and key not in CALLBACK_ARGUMENTS and (
                         not names or f.__name__ not in names):
                     return f
             return callee_full(f)
