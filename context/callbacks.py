@@ -149,7 +149,7 @@ _MRO = type.__dict__["__mro__"].__get__  # the real MRO, whatever a metaclass ma
 
 def method_places(owner, name):
     """The registered places of method ``name`` of native objects of type ``owner``: those of
-    ``owner`` or of the base it inherits the method from (a ``list`` subclass's ``sort``), or None."""
+    ``owner`` or of the nearest base registered for it (a ``list`` subclass's ``sort``), or None."""
     if METHOD_OWNER_TYPES:
         for cls in _MRO(owner) or (owner,):
             if cls in METHOD_OWNER_TYPES:
