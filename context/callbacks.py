@@ -150,12 +150,11 @@ _MRO = type.__dict__["__mro__"].__get__  # the real MRO, whatever a metaclass ma
 def method_places(owner, name):
     """The registered places of method ``name`` of native objects of type ``owner``: those of
     ``owner`` or of the nearest base registered for it (a ``list`` subclass's ``sort``), or None."""
-    if METHOD_OWNER_TYPES:
-        for cls in _MRO(owner) or (owner,):
-            if cls in METHOD_OWNER_TYPES:
-                places = CALLBACK_METHOD_ARGUMENTS.get((cls, name))
-                if places is not None:
-                    return places
+    for cls in _MRO(owner) or (owner,):
+        if cls in METHOD_OWNER_TYPES:
+            places = CALLBACK_METHOD_ARGUMENTS.get((cls, name))
+            if places is not None:
+                return places
     return None
 
 

@@ -136,14 +136,8 @@ def build_direct(act, pre):
             g = fget(id(f.__func__))
             if g is not None:
                 return MethodType(g, f.__self__)
-        elif kind in BOUND_NATIVE_TYPES and guard is None:
-            names = _owner_names(id(type(f.__self__)))  # (``plain_bound_native``'s remembered answer)
-            if names is not None:
-                if key not in SPECIAL_NATIVES and key not in CALLBACK_ARGUMENTS and (
-                        not names or f.__name__ not in names):
-                    return f
-            elif plain_bound_native(f, key):
-                return f
+        elif kind in BOUND_NATIVE_TYPES and guard is None and plain_bound_native(f, key):
+            return f
         g = known(f)
         if g is not None:
             return g

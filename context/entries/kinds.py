@@ -20,7 +20,7 @@ from ..callbacks import (
 )
 from ..frames import CALLING_FRAME_ONLY
 from ..native import COPY_NAMES, SPECIAL_NATIVES, special_copy
-from ..resolve import _DICT, _MRO, class_verdict
+from ..resolve import _DICT, class_verdict
 
 PLAIN = "plain"            # call it as it is
 FRAME = "frame"            # acts on its calling frame only: from the user's frame, call it as it is
@@ -76,8 +76,7 @@ def plain_bound_native(f, key):
     if names is None:
         if owner is ModuleType or issubclass(owner, type):  # (C.__call__ makes an instance: not plain)
             return False
-        names = frozenset(name for cls in _MRO(owner) or (owner,) for (kind, name) in CALLBACK_METHOD_ARGUMENTS
-                          if kind is cls)
+        names = frozenset(name for (_, name) in CALLBACK_METHOD_ARGUMENTS if method_places(owner, name))
         METHOD_OWNER_NAMES.set(owner, names)
     return (not names or f.__name__ not in names) and key not in SPECIAL_NATIVES and key not in CALLBACK_ARGUMENTS
 
