@@ -16,7 +16,7 @@ from . import primitives
 from .callbacks import register_numpy_callbacks
 from .depth import deeper_recursion, lower_for, raise_for
 from .entries import build_entries
-from .functions import FunctionCache, new_epoch
+from .functions import FunctionCache, drop_cyclic_entries, new_epoch
 from .hooks import overridden_hooks
 from .rewrite import config_for
 from .state import NATIVE_ENTRIES, NATIVE_STATE, STATE, call_under, native_call_ex, state_of, switch_to
@@ -89,6 +89,8 @@ class Activation:
         self.call, self.call_ex, self.callee, self.enter, self.enter_kw, self.enter_ex, self.run = NATIVE_ENTRIES
         self.default_run = self.recurse = native_call_ex
         self.state = NATIVE_STATE
+        if self.parent is None:
+            drop_cyclic_entries()  # so that a full collection after the run frees what it would natively
 
     def run_primitive(self, impl, args, kwargs):
         """Run a primitive's body; under a nested context it runs under the enclosing one.

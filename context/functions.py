@@ -26,10 +26,13 @@ Lifetimes: an entry goes when its function dies. A copy shares the function's gl
 and closure, which may lead back to the function itself (a recursive inner function, a
 method using ``super()``, a function made by ``exec`` in a namespace of its own); the
 cache's strong reference to the copy would then keep the function alive for ever.
-Such entries are dropped as each full garbage collection starts (from a
-``gc.callbacks`` entry: the dicts are only ever read or changed by single dict
-operations, which a collection cannot interrupt), so that collection can free the
-cycle; a function still in use simply gets a new copy.
+Such entries are dropped when an outermost run ends, when the program calls
+``gc.collect`` under a context, and, within a long run, when a copy is added after a
+full collection ran or once one is due (``_note_collections``): the next full
+collection frees the cycle; a function still in use simply gets a new copy. (Not from
+a Python ``gc.callbacks`` entry, which could drop them as the collection starts: it
+cannot run at the recursion limit, and CPython then prints "Exception ignored" at
+every collection there, in any program that imported the engine.)
 """
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
@@ -116,13 +119,15 @@ class FunctionCache:
 
     def remember_class(self, cls, call):
         """Make ``call`` (what calling ``cls`` runs) what ``values`` gives for ``cls`` until the
-        epoch ends or a full collection starts: it holds ``cls``, so it is dropped then, as
+        epoch ends or the cyclic entries are dropped: it holds ``cls``, so it is dropped then, as
         the copies that may keep their function alive are."""
+        _note_collections()
         key = id(cls)
         self.values[key] = call
         self._cyclic.add(key)
 
     def _remember(self, fn, made):
+        _note_collections()
         key = id(fn)
         if key not in self._refs:
             selfref = weakref.ref(self)
@@ -151,15 +156,33 @@ class FunctionCache:
 
 
 def drop_cyclic_entries():
-    """Forget the copies that may keep their function alive (as a full collection starts)."""
+    """Forget the copies that may keep their function alive: a full collection that starts
+    after this frees the cycles (an outermost run's end, ``gc.collect`` called under a
+    context, a new copy made after a full collection)."""
     for cache in caches():
-        for key in list(cache._cyclic):
-            cache.forget(key)
+        if cache._cyclic:
+            for key in list(cache._cyclic):
+                cache.forget(key)
 
 
-def _before_collection(phase, info):
-    if phase == "start" and info.get("generation") == 2:
+_COLLECTED = {}  # filled as each collection starts and stops (see below); emptied by _note_collections
+# The gc callback is dict.__setitem__ (C code, called as (phase, info)): it needs no Python
+# frame, so it runs at the recursion limit too, where a Python callback would fail.
+gc.callbacks.append(_COLLECTED.__setitem__)
+_gc_stats, _gc_count, _gc_threshold = gc.get_stats, gc.get_count, gc.get_threshold
+_seen = [0, 0]  # full collections so far, and collections of the middle generation since the last one, as last seen
+
+
+def _note_collections():
+    """After a collection (asked where copies are added, so that entries stay bounded within
+    one long run): drop the cyclic entries if a full collection ran since the last look, or
+    if the count of middle-generation collections reached its threshold (from then on each
+    of them may be a full one), so that the full collection that follows frees their cycles."""
+    if not _COLLECTED:
+        return
+    _COLLECTED.clear()
+    full, count = _gc_stats()[2]["collections"], _gc_count()[2]
+    last_full, last_count = _seen
+    _seen[:] = full, count
+    if full != last_full or (count != last_count and count >= _gc_threshold()[2]):
         drop_cyclic_entries()
-
-
-gc.callbacks.append(_before_collection)

@@ -9,6 +9,7 @@ runs under the enclosing context, which then sees it as a call of its own.
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 import builtins
+import gc
 import sys
 from functools import partial
 from types import FunctionType, ModuleType
@@ -17,6 +18,7 @@ from .callbacks import wrap_callbacks
 from .frames import BY_NAME, FRAME_SENSITIVE, call_with_user_globals, makes_a_class
 from .watch import WATCHED, function_changed
 from .depth import set_user_recursion_limit, user_recursion_limit
+from .functions import drop_cyclic_entries
 from .resolve import is_engine_callable
 from .rewrite import rewrite_code
 from .state import call_under
@@ -66,6 +68,16 @@ SPECIAL_NATIVES[id(sys.getrecursionlimit)] = lambda act, f, args, kwargs: (
 SPECIAL_NATIVES[id(sys.setrecursionlimit)] = lambda act, f, args, kwargs: (
     set_user_recursion_limit(*args, **kwargs) if len(args) == 1 and not kwargs else f(*args, **kwargs))
 SPECIAL_NATIVES[id(builtins.delattr)] = _attribute_change
+
+
+def _collect(act, f, args, kwargs):
+    """``gc.collect``: the copies that may keep their function alive are dropped first, so that
+    it frees what it frees natively (see ``context.functions``)."""
+    drop_cyclic_entries()
+    return f(*args, **kwargs)
+
+
+SPECIAL_NATIVES[id(gc.collect)] = _collect
 
 
 def native_call(act, f, args, kwargs):

@@ -332,6 +332,77 @@ def test_a_class_called_under_a_context_is_freed_at_the_next_full_collection():
     assert ref() is None
 
 
+def _classes_using_super(n, keep):
+    """Make ``n`` classes whose method uses ``super()``, call each, keep weak references in ``keep``."""
+    class Base:
+        def __init__(self):
+            self.made = True
+
+    for _ in range(n):
+        class Made(Base):
+            def __init__(self):
+                super().__init__()
+
+        Made()
+        keep.append(weakref.ref(Made))
+
+
+def test_gc_collect_called_under_a_context_frees_what_it_frees_natively():
+    def run():
+        refs = []
+        _classes_using_super(50, refs)
+        gc.collect()
+        return sum(r() is not None for r in refs)
+
+    assert run() == 0
+    assert overdub(Context(), run) == 0
+
+
+def test_within_one_run_the_copies_made_before_a_full_collection_are_let_go():
+    """A long run drops the copies that may keep their function alive once a full collection
+    has run (seen where the next copy is added): the full collection after that frees them."""
+    import functools
+
+    collect = functools.partial(gc.collect)  # a full collection the engine does not see called
+
+    def run():
+        refs = []
+        _classes_using_super(50, refs)
+        collect()  # natively this frees them; here the cache still holds their copies
+        _classes_using_super(1, [])  # the next copy added: the cache lets go of the old ones
+        collect()
+        return sum(r() is not None for r in refs)
+
+    assert overdub(Context(), run) == 0
+
+
+def test_recursing_to_the_limit_prints_nothing_once_the_engine_ran(tmp_path):
+    """The engine keeps no Python ``gc.callbacks`` entry: one could not run at the recursion
+    limit, and CPython would print "Exception ignored" at every collection that starts there."""
+    import subprocess
+
+    script = tmp_path / "deep.py"
+    script.write_text(
+        "import gc, context\n"
+        "def f(n):\n"
+        "    try:\n"
+        "        return f(n + 1)\n"
+        "    except RecursionError:\n"
+        "        junk = [[] for _ in range(3000)]  # a collection starts at the deepest frame\n"
+        "        return n\n"
+        "def main():\n"
+        "    def inner(k):  # a copy that leads back to its function\n"
+        "        return k and inner(k - 1)\n"
+        "    inner(3)\n"
+        "    return [f(0) for _ in range(10)][0] > 0\n"
+        "print(main(), context.overdub(context.Context(), main))\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "True"]
+    assert done.stderr == ""
+
+
 # --- with blocks ---------------------------------------------------------------------
 
 class _OnlyEnter:
