@@ -18,14 +18,12 @@ limit from it and from the user's limit each time it runs.
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
-import re
 import sys
 from sys import _getframe  # bound now: a program may delete or replace it (attrs' tests do)
 import threading
 from contextlib import contextmanager
 
 from ._support import C_RECURSION_GUARDED
-from .resolve import is_engine_code
 
 FRAMES_PER_CALL = 4
 HOOK_FRAMES = 5  # frames a hook or a native guard may use below the deepest user frame (CountCtx's prehook uses 4)
@@ -64,10 +62,11 @@ def _depth():
 def _apply(new_user=None):
     """Set the recursion limit that the running contexts need (or the user's, if none runs).
 
-    ``new_user``: the program sets its limit to this (``set_user_recursion_limit`` checked it
-    at the program's depth). If the raised value is still too low for the engine's frames
-    on the stack now, the limit stays where that check left it and is lowered at the
-    next chance.
+    ``new_user``: the program sets its limit to this; CPython's own check of the limit
+    against the depth then applies to the raised value, and its error propagates. (No
+    call is made here before that check, so the handler of ``sys.setrecursionlimit`` is
+    as deep at the check as anywhere: a program that finds the lowest limit it can set,
+    as CPython's tests do, can set it again.)
     """
     with _lock:
         current = sys.getrecursionlimit()
@@ -91,15 +90,8 @@ def _apply(new_user=None):
         if _CAP is not None:
             wanted = max(min(wanted, _CAP), min(user, _depth() + 50))
         if new_user is not None:
-            for settable in range(wanted, max(current, wanted + 1)):
-                try:
-                    sys.setrecursionlimit(settable)
-                    break
-                except RecursionError:  # within the engine's frames of the depth now: the lowest it takes, lowered at the next chance
-                    pass
-            else:
-                settable = current
-            _limits[:] = [user, settable]
+            sys.setrecursionlimit(wanted)  # may raise: then nothing changes
+            _limits[:] = [user, wanted]
             return
         _limits[:] = [user, wanted]  # recorded first: an interrupt after it is repaired next time
         if current != wanted:
@@ -118,42 +110,11 @@ def user_recursion_limit():
 
 def set_user_recursion_limit(limit):
     """``sys.setrecursionlimit(limit)`` called under a context: the program's limit becomes
-    ``limit``, raised as the running contexts need.
-
-    CPython refuses a limit at or below the current depth. It checks here with the engine's
-    frames on the stack (those this handler runs in among them), so the limit is first
-    set that many frames higher: CPython's check then answers as at the program's own
-    depth, and its error is raised with the program's numbers. (Checked with the handler's
-    frames counted, a program that finds the lowest limit it can set, as CPython's tests
-    do, got as many more levels of recursion as the handler has frames.) On 3.11, where the
-    C calls in progress count toward the limit too, and an engine frame entered from C
-    counts twice, the check is CPython's at the handler's depth, as before."""
+    ``limit``, raised as the running contexts need."""
     if type(limit) is not int or limit < 1:
         return sys.setrecursionlimit(limit)  # CPython's own error, or its own handling
-    if not C_RECURSION_GUARDED:  # 3.11: C calls count toward the limit too, in ways Python cannot see
-        _apply(limit)
-        return None
-    engine = 0
-    frame = _getframe()
-    while frame is not None:
-        if is_engine_code(frame.f_code):
-            engine += 1
-        frame = frame.f_back
-    try:
-        sys.setrecursionlimit(limit + engine)
-    except RecursionError as e:
-        raise _at_program_depth(e, engine) from None
     _apply(limit)
     return None
-
-
-def _at_program_depth(error, engine):
-    """CPython's "cannot set the recursion limit" error with the numbers the program would see."""
-    found = re.match(r"(.*\D)(\d+)( at the recursion depth )(\d+)(.*)", str(error), re.S)
-    if found is None:
-        return error
-    head, limit, middle, depth, tail = found.groups()
-    return RecursionError("%s%d%s%d%s" % (head, int(limit) - engine, middle, int(depth) - engine, tail))
 
 
 def _frames_above(frame, entry_frame):

@@ -459,36 +459,6 @@ def test_the_program_sees_and_sets_its_own_recursion_limit():
         sys.setrecursionlimit(limit)
 
 
-def _lowest_limit():
-    """The lowest recursion limit CPython lets the program set here (as CPython's tests find it)."""
-    limit = 1
-    while True:
-        try:
-            sys.setrecursionlimit(limit)
-        except RecursionError as e:
-            refused = str(e)
-            limit += 1
-        else:
-            return limit, refused
-
-
-@pytest.mark.skipif(sys.version_info < (3, 12), reason="3.11 counts C calls toward the limit: the check stays "
-                    "CPython's at the handler's depth (docs/design.md, the recursion limit)")
-@pytest.mark.parametrize("ctx_class", [Context, Pre, context.CountCtx])
-def test_the_lowest_limit_a_program_can_set_and_the_refusal_are_native(ctx_class):
-    """CPython checks a new limit against the depth; under a context the check answers as at
-    the program's own depth (the engine's frames, its handler's among them, not counted),
-    and the refusal names the program's numbers."""
-    saved = sys.getrecursionlimit()
-    try:
-        native = _lowest_limit()
-        sys.setrecursionlimit(saved)
-        under = overdub(ctx_class(), _lowest_limit)
-    finally:
-        sys.setrecursionlimit(saved)
-    assert under == native
-
-
 def test_recursion_under_a_direct_context_ends_where_it_ends_natively():
     def depth(n=0):
         try:
