@@ -125,6 +125,7 @@ class FunctionCache:
         key = id(cls)
         self.values[key] = call
         self._cyclic.add(key)
+        _HOLDING.add(self)
 
     def _remember(self, fn, made):
         _note_collections()
@@ -142,6 +143,7 @@ class FunctionCache:
         self.made[key] = made
         if not _safe_lifetime(fn):
             self._cyclic.add(key)
+            _HOLDING.add(self)
 
     def forget(self, key):
         """Drop what is known of the function with this id."""
@@ -155,14 +157,17 @@ class FunctionCache:
 
 
 
+_HOLDING = set()  # the caches that may hold cyclic entries (until the next drop)
+
+
 def drop_cyclic_entries():
     """Forget the copies that may keep their function alive: a full collection that starts
     after this frees the cycles (an outermost run's end, ``gc.collect`` called under a
     context, a new copy made after a full collection)."""
-    for cache in caches():
-        if cache._cyclic:
-            for key in list(cache._cyclic):
-                cache.forget(key)
+    for cache in tuple(_HOLDING):
+        _HOLDING.discard(cache)  # (before reading its entries: one added meanwhile puts the cache back)
+        for key in list(cache._cyclic):
+            cache.forget(key)
 
 
 _COLLECTED = {}  # filled as each collection starts and stops (see below); emptied by _note_collections
