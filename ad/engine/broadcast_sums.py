@@ -27,23 +27,36 @@ def unbroadcast(u: Any, x: Any) -> Any:
     """Cotangent ``u`` of a broadcast result, summed to the shape of argument ``x``."""
     if type(u) is type(x) and (type(x) is float or (type(x) is np.ndarray and u.shape == x.shape)):
         return u  # the common cases first: Python numbers, or plain arrays of one shape (nothing to sum)
-    shape = np.shape(primal(x))
-    if np.shape(primal(u)) == shape:
+    shape = _shape(x)
+    u_shape = _shape(u)
+    if u_shape == shape:
         return u
     call = STATE.call_ex
     if not shape:
         total = call(np.sum, (u,), _NO_KWARGS)
         return total if isinstance(primal(x), np.ndarray) else number(total)
-    extra = np.ndim(primal(u)) - len(shape)
+    extra = len(u_shape) - len(shape)
     if extra:
         u = call(np.sum, (u,), {"axis": tuple(range(extra))})
-    axes = tuple(i for i, n in enumerate(shape) if n == 1 and np.shape(primal(u))[i] != 1)
+        u_shape = _shape(u)
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and u_shape[i] != 1)
     if axes:
         u = call(np.sum, (u,), {"axis": axes, "keepdims": True})
     return u
 
 
 _NO_KWARGS: dict = {}
+_NUMBERS = (float, int, complex)
+
+
+def _shape(v: Any) -> tuple:
+    """``np.shape(primal(v))``, without NumPy's dispatch for arrays and plain numbers."""
+    kind = type(v)
+    if kind is np.ndarray or kind is np.float64:
+        return v.shape
+    if kind in _NUMBERS:
+        return ()
+    return np.shape(primal(v))
 
 
 def number(v: Any) -> Any:

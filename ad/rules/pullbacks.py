@@ -18,6 +18,7 @@ from types import FunctionType
 
 import numpy as np
 
+from context.state import native_call_ex
 from context.tagging.values import primal
 
 from ..engine.buffers import snapshot
@@ -68,7 +69,10 @@ class _FromJvp:
                 term = call(np.where, (self.mask, term, 0.0), _NO_KWARGS)
             return unbroadcast(term, primals[self.i])
         try:
-            term = call(self.jvp, (u, self.ans, *primals), self.kwargs)
+            if call is _direct:  # (no context runs: the rule called without that frame)
+                term = self.jvp(u, self.ans, *primals, **self.kwargs)
+            else:
+                term = call(self.jvp, (u, self.ans, *primals), self.kwargs)
         except (ZeroDivisionError, ValueError, OverflowError):  # Python numbers at a singular point
             term = call(_singular, (self.jvp, u, self.ans, primals, self.kwargs), _NO_KWARGS)
         if UNTOUCHED.on:
@@ -102,8 +106,7 @@ def _zero_where_untouched(call, term, u):
 _NO_KWARGS: dict = {}
 
 
-def _direct(f, args, kwargs):
-    return f(*args, **kwargs)
+_direct = native_call_ex  # f(*args, **kwargs): what the backward pass passes when no context runs
 
 
 def _singular(jvp, u, ans, primals, kwargs):
@@ -237,6 +240,8 @@ class _FromVjp:
 
     def applied(self, call, u):
         """``self(u)``, the rule called through ``call`` (see ``_FromJvp.applied``)."""
+        if call is _direct:
+            return self.vjp(u, self.ans, *self.primals, **self.kwargs)
         return call(self.vjp, (u, self.ans, *self.primals), self.kwargs)
 
 

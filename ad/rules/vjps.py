@@ -17,6 +17,7 @@ import operator
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
+from context.state import STATE, native_call_ex
 from context.tagging import Tagged, enclosing_call, native_primitive
 from context.tagging.values import primal
 
@@ -56,9 +57,18 @@ defvjp(operator.getitem, getitem_vjp, NOT_DIFFERENTIABLE)  # an index carrying a
 def _spread(u, x, axis, keepdims):
     """Cotangent ``u`` of a reduction over ``axis`` of ``x``, spread back over ``x``'s shape."""
     shape = _shape(x)
+    if axis is None and type(u) in _PLAIN_SCALARS and STATE.call_ex is native_call_ex:
+        # a whole reduction's plain cotangent, no enclosing derivative: the view made directly
+        one = np.asarray(u)
+        view = np.ndarray(shape, one.dtype, one, 0, (0,) * len(shape))
+        view.flags.writeable = False
+        return view
     if axis is not None and not keepdims:
         u = np.expand_dims(u, normalize_axis_tuple(axis, len(shape)))
     return np.broadcast_to(u, shape)  # a read-only view: cotangents are added into new arrays
+
+
+_PLAIN_SCALARS = frozenset({float, np.float64, np.float32, complex, np.complex128})
 
 
 def _sum_vjp(u, ans, x, axis=None, dtype=None, out=None, keepdims=False, **_):
