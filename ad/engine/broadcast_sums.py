@@ -27,8 +27,8 @@ def unbroadcast(u: Any, x: Any) -> Any:
     """Cotangent ``u`` of a broadcast result, summed to the shape of argument ``x``."""
     if type(u) is type(x) and (type(x) is float or (type(x) is np.ndarray and u.shape == x.shape)):
         return u  # the common cases first: Python numbers, or plain arrays of one shape (nothing to sum)
-    shape = _shape(x)
-    u_shape = _shape(u)
+    shape = shape_of(x)
+    u_shape = shape_of(u)
     if u_shape == shape:
         return u
     call = STATE.call_ex
@@ -38,7 +38,7 @@ def unbroadcast(u: Any, x: Any) -> Any:
     extra = len(u_shape) - len(shape)
     if extra:
         u = call(np.sum, (u,), {"axis": tuple(range(extra))})
-        u_shape = _shape(u)
+        u_shape = shape_of(u)
     axes = tuple(i for i, n in enumerate(shape) if n == 1 and u_shape[i] != 1)
     if axes:
         u = call(np.sum, (u,), {"axis": axes, "keepdims": True})
@@ -49,7 +49,7 @@ _NO_KWARGS: dict = {}
 _NUMBERS = (float, int, complex)
 
 
-def _shape(v: Any) -> tuple:
+def shape_of(v: Any) -> tuple:
     """``np.shape(primal(v))``, without NumPy's dispatch for arrays and plain numbers."""
     kind = type(v)
     if kind is np.ndarray or kind is np.float64:

@@ -25,13 +25,9 @@ from ..checkpoint import Recompute, checkpoint_call
 from ..engine import reverse_writes
 from ..engine.forward import NOT_DIFFERENTIABLE, NoRuleError
 from ..engine.reverse import Node, ReverseCtx, defvjp, make_traced, split
+from ..engine.broadcast_sums import shape_of
 from .pullbacks import unbroadcast
 from .sparse_cotangents import getitem_vjp
-
-
-def _shape(x):
-    p = primal(x)
-    return p.shape if type(p) is np.ndarray else np.shape(p)  # (an array's own, without NumPy's dispatch)
 
 
 def zeros_for(shape, like=None):
@@ -42,7 +38,7 @@ def zeros_for(shape, like=None):
 
 def _zeros(x, like=None):
     """Zeros shaped like ``x`` (see ``zeros_for``)."""
-    return zeros_for(_shape(x), like)
+    return zeros_for(shape_of(x), like)
 
 
 # ------------------------------------------------------------------ indexing
@@ -56,7 +52,7 @@ defvjp(operator.getitem, getitem_vjp, NOT_DIFFERENTIABLE)  # an index carrying a
 
 def _spread(u, x, axis, keepdims):
     """Cotangent ``u`` of a reduction over ``axis`` of ``x``, spread back over ``x``'s shape."""
-    shape = _shape(x)
+    shape = shape_of(x)
     if axis is None and type(u) in _PLAIN_SCALARS and STATE.call_ex is native_call_ex:
         # a whole reduction's plain cotangent, no enclosing derivative: the view made directly
         one = np.asarray(u)
@@ -76,7 +72,7 @@ def _sum_vjp(u, ans, x, axis=None, dtype=None, out=None, keepdims=False, **_):
 
 
 def _mean_vjp(u, ans, x, axis=None, dtype=None, out=None, keepdims=False, **_):
-    shape = _shape(x)
+    shape = shape_of(x)
     count = np.prod([shape[a] for a in normalize_axis_tuple(axis, len(shape))]) if axis is not None else np.prod(shape)
     return _spread(u, x, axis, keepdims) / count
 
@@ -88,7 +84,7 @@ defvjp(np.mean, _mean_vjp, None)
 
 def _cumsum_vjp(u, ans, x, axis=None, dtype=None, out=None):
     if axis is None:
-        return np.reshape(np.flip(np.cumsum(np.flip(u))), _shape(x))
+        return np.reshape(np.flip(np.cumsum(np.flip(u))), shape_of(x))
     return np.flip(np.cumsum(np.flip(u, axis), axis), axis)
 
 
@@ -156,8 +152,8 @@ def _matmul_b(u, ans, a, b):
 
 
 defvjp(np.matmul, _matmul_a, _matmul_b)
-defvjp(np.outer, lambda u, ans, a, b, out=None: np.reshape(np.dot(u, np.ravel(b)), _shape(a)),
-       lambda u, ans, a, b, out=None: np.reshape(np.dot(np.ravel(a), u), _shape(b)))  # (out=None: np.linalg.outer's)
+defvjp(np.outer, lambda u, ans, a, b, out=None: np.reshape(np.dot(u, np.ravel(b)), shape_of(a)),
+       lambda u, ans, a, b, out=None: np.reshape(np.dot(np.ravel(a), u), shape_of(b)))  # (out=None: np.linalg.outer's)
 
 
 # ------------------------------------------------------------------ shapes
@@ -166,11 +162,11 @@ defvjp(np.outer, lambda u, ans, a, b, out=None: np.reshape(np.dot(u, np.ravel(b)
 def _reshape_vjp(u, ans, a, shape=None, order="C", **_):
     if order not in ("C", "c"):
         raise NoRuleError("np.reshape with order=%r has no reverse-mode rule yet" % (order,))
-    return np.reshape(u, _shape(a))
+    return np.reshape(u, shape_of(a))
 
 
 def _back_to_shape(u, ans, a, *args, **kwargs):
-    return np.reshape(u, _shape(a))
+    return np.reshape(u, shape_of(a))
 
 
 defvjp(np.reshape, _reshape_vjp, None)
