@@ -20,9 +20,10 @@ Each call adds one Python frame to the stack, as natively (``frames_per_call`` i
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 from functools import partial
-from types import MethodType
+from types import FunctionType, MethodType
 
 from .. import primitives
+from .. import resolve as resolution
 from ..callbacks import wrap_callbacks
 from ..native import SPECIAL_NATIVES
 from ..resolve import NATIVE_CALLABLE_TYPES, class_verdict, instantiate, is_engine_callable, resolve
@@ -42,6 +43,7 @@ def build_direct(act, pre):
     """Set ``act``'s call-site entry points for the direct strategy; ``pre`` is the prehook or None."""
     guard = act.guard
     fget = act.fvalues.get
+    copy_of = act.fcache.copy_of
     # plain natives already seen, called as they are (a guard checks each call instead)
     lasting = LASTING_PLAIN_NATIVES.get if guard is None else _EMPTY.get
     table = primitives.table_for(type(act.ctx))
@@ -173,7 +175,10 @@ def build_direct(act, pre):
         g = fget(key) or lasting(key)
         if g is not None:
             return g
-        if type(f) in BOUND_NATIVE_TYPES and guard is None and plain_bound_native(f, key):
+        kind = type(f)
+        if kind is FunctionType and not f.__code__.co_filename.startswith(resolution.ENGINE_PREFIXES):
+            return copy_of(f)  # (``resolve``'s commonest answer, without the frames of ``known`` and ``resolve``)
+        if kind in BOUND_NATIVE_TYPES and guard is None and plain_bound_native(f, key):
             return f
         g = known(f)
         if g is not None:

@@ -15,9 +15,10 @@ replace gets a ``call`` that is just a cache lookup and a call. ``act.run(f, *ar
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 from functools import partial
-from types import MethodType
+from types import FunctionType, MethodType
 
 from .. import primitives
+from .. import resolve as resolution
 from ..frames import call_with_user_globals, makes_a_class
 from ..native import native_call
 from ..resolve import NATIVE_CALLABLE_TYPES, instantiate, resolve
@@ -38,6 +39,7 @@ def build_running(act, overridden):
     table = primitives.table_for(type(ctx))
     find = primitives.find
     through_partial = primitives.through_partial
+    copy_of = act.fcache.copy_of
     custom_canrecurse = "canrecurse" in overridden
     # natives may be called from here directly: nothing checks or redirects them
     plain_natives = "fallback" not in overridden and act.guard is None and act.parent is None
@@ -50,20 +52,30 @@ def build_running(act, overridden):
             return native_call(act, f, args, kwargs)
 
     def recurse(f, args, kwargs):
+        if type(f) is FunctionType and not f.__code__.co_filename.startswith(resolution.ENGINE_PREFIXES):
+            return copy_of(f)(*args, **kwargs)  # (``resolve``'s commonest answer, without its frames)
         target = resolve(f, args, kwargs)
         if target is None:
             return fallback(f, args, kwargs)
         fn, args, kwargs = target
         if fn is instantiate:
             return instantiate(*args, **kwargs)
-        return rewritten_function(act, fn)(*args, **kwargs)
+        return copy_of(fn)(*args, **kwargs)
 
     def default_run(f, args, kwargs):
+        if type(args) is not tuple:  # (``f(*xs)`` with a list: ``call_ex`` may be this function)
+            args = tuple(args)
         if table is not None:
             if type(f) is partial:
                 f, args, kwargs = through_partial(table, f, args, kwargs)
-            impl, pargs = find(table, f, args)
+            entries = table.get(id(f))
+            if entries is not None and entries[0][0] is None:  # (``find``'s commonest answer, without its frame)
+                impl, pargs = entries[0][1], args
+            else:
+                impl, pargs = find(table, f, args)
             if impl is not None:
+                if getattr(impl, "native_primitive", False):  # (``run_primitive``'s first case, without its frame)
+                    return impl(ctx, *pargs, **kwargs)
                 return act.run_primitive(impl, pargs, kwargs)
         if custom_canrecurse:
             if ctx.canrecurse(f, *args, **kwargs):
@@ -81,6 +93,8 @@ def build_running(act, overridden):
             if len(args) >= 3 and makes_a_class(f, args):  # its __module__ is its caller's
                 return call_with_user_globals(f, args, kwargs)
             return f(*args, **kwargs)
+        elif kind is FunctionType and not f.__code__.co_filename.startswith(resolution.ENGINE_PREFIXES):
+            return copy_of(f)(*args, **kwargs)  # (``recurse``'s first case, without its frame)
         return recurse(f, args, kwargs)
 
     act.default_run = default_run
@@ -118,6 +132,12 @@ def _build_calls(act, overridden, nothing_replaced):
             if rf is not None:
                 return rf(*args, **kwargs)
             return recurse(f, args, kwargs)
+    elif pre is None and post is None and run is act.default_run:
+        # Nothing to observe, primitives to find: ``default_run`` itself (it takes any sequence of arguments).
+        def call(f, args):
+            return run(f, args, _EMPTY)
+
+        call_ex = run
     else:
         def call(f, args):
             if pre is not None:
