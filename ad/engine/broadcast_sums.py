@@ -56,7 +56,11 @@ def shape_of(v: Any) -> tuple:
         return v.shape
     if kind in _NUMBERS:
         return ()
-    return np.shape(primal(v))
+    p = primal(v)  # (a tagged value: the same look at its primal)
+    kind = type(p)
+    if kind is np.ndarray or kind is np.float64:
+        return p.shape
+    return () if kind in _NUMBERS else np.shape(p)
 
 
 def number(v: Any) -> Any:

@@ -15,12 +15,15 @@ from context.tagging.values import primal
 
 from ..engine.dual_array import is_array
 
+_NUMBERS = (float, int, complex)
 ndarray = np.ndarray  # not engine code: rule bodies call these helpers under an enclosing AD context
 
 
 def shape_of(v):
     """The shape of ``v``, tagged (by an enclosing derivative) or not."""
     v = primal(v)
+    if type(v) in _NUMBERS:
+        return ()
     shape = getattr(v, "shape", None)
     return np.shape(v) if shape is None else shape
 
