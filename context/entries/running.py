@@ -8,8 +8,13 @@ the context runs; else ``f`` runs natively through the context's ``fallback``.
 ``act.call(f, args)`` and ``act.call_ex(f, args, kwargs)`` run a call as the context
 sees it: prehook, the context's ``overdub`` (or ``default_run``), posthook. A hook the
 class does not override is not called at all; a context with nothing to observe or
-replace gets a ``call`` that is just a cache lookup and a call. ``act.run(f, *args,
+replace gets a ``call`` that is just a cache lookup and a call, and one with primitives
+but no hooks gets ``default_run`` itself as ``call_ex``. ``act.run(f, *args,
 **kwargs)`` is ``call_ex`` with the arguments spread.
+
+A function's first call in a run (its cached copy is checked once per run, see
+``functions.py``) goes straight to ``copy_of`` when it is a plain Python function
+outside the engine, ``resolve``'s commonest answer.
 """
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
