@@ -176,8 +176,11 @@ def build_direct(act, pre):
         if g is not None:
             return g
         kind = type(f)
-        if kind is FunctionType and not f.__code__.co_filename.startswith(resolution.ENGINE_PREFIXES):
-            return copy_of(f)  # (``resolve``'s commonest answer, without the frames of ``known`` and ``resolve``)
+        if kind is FunctionType:
+            if not f.__code__.co_filename.startswith(resolution.ENGINE_PREFIXES):
+                return copy_of(f)  # (``resolve``'s commonest answer, without the frames of ``known`` and ``resolve``)
+            if key not in SPECIAL_NATIVES and key not in CALLBACK_ARGUMENTS:
+                return f  # the engine's own function: called as it is, as ``prepare`` would say after a guard's look
         if kind in BOUND_NATIVE_TYPES and guard is None and plain_bound_native(f, key):
             return f
         g = known(f)

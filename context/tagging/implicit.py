@@ -26,7 +26,8 @@ from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see contex
 
 import operator
 from functools import cached_property
-from types import FunctionType, ModuleType
+from types import (BuiltinFunctionType, FunctionType, GetSetDescriptorType, MemberDescriptorType,
+                   MethodDescriptorType, ModuleType, WrapperDescriptorType)
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,9 @@ _OBJECT_LOOKUP = object.__getattribute__
 # the commonest objects, whose getters are all native: their loads need no look
 _NATIVE_LOOKUPS = frozenset({np.ndarray, ModuleType, type, float, int, complex, bool, str, np.float64, np.complex128, np.dtype})
 _PROPERTY_GET = property.__get__
+# class attributes whose ``__get__`` is native (a slot, a method, a C getter): ``_python_getter``'s answer is None
+_NATIVE_GETTERS = frozenset({MemberDescriptorType, GetSetDescriptorType, FunctionType, staticmethod, classmethod,
+                             WrapperDescriptorType, MethodDescriptorType, BuiltinFunctionType})
 
 
 def attribute(obj: Any, name: str) -> Any:
@@ -57,8 +61,8 @@ def attribute(obj: Any, name: str) -> Any:
     if fallback is not None:
         return _with_fallback(obj, name, kind, fallback)
     found = lookup_special(kind, name)
-    if found is None:
-        return getattr(obj, name)  # an instance attribute, or no such attribute
+    if found is None or type(found) in _NATIVE_GETTERS:
+        return getattr(obj, name)  # an instance attribute, no such attribute, a slot or a method
     getter = _python_getter(found)
     if getter is None or lookup_special(kind, "__getattribute__") is not _OBJECT_LOOKUP:
         return getattr(obj, name)
