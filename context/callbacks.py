@@ -92,6 +92,7 @@ def register_callback_positions(fn, positions=(), keywords=(), min_args=0):
         raise TypeError("%s: fn must be the callable that calls back, got %s" % (who, type(fn).__name__))
     CALLBACK_ARGUMENTS[id(fn)] = (fn, _checked_places(who, positions, keywords, min_args))
     LASTING_PLAIN_NATIVES.clear()  # a native remembered as plain may be this one
+    METHOD_OWNER_NAMES.clear()  # or a bound native of an owner whose names are remembered
 
 
 def register_callback_method(cls, name, positions=(), keywords=()):

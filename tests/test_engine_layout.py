@@ -329,3 +329,39 @@ def test_every_engine_module_calls_the_builtins_it_was_imported_with():
     loaded = [m for name, m in list(sys.modules.items()) if name in found]
     assert loaded and all(vars(m)["__builtins__"] is BUILTINS for m in loaded)
     assert context.overdub.__builtins__ is BUILTINS
+
+
+def test_a_bound_native_registered_by_identity_is_not_called_as_plain_after_its_owner_type_was_remembered():
+    # The direct strategy's callee answers "plain" for a bound native from its owner type's
+    # remembered names alone; a bound native registered by identity must put its name there.
+    import operator
+
+    from context.callbacks import CALLBACK_ARGUMENTS, METHOD_OWNER_NAMES, register_callback_positions
+
+    seen = []
+
+    def callback():
+        seen.append(_under_the_context())
+        return 5
+
+    caller = operator.methodcaller("__call__")
+    bound = caller.__call__  # a method-wrapper of a C type's instance: calls its argument
+
+    def work(m):
+        return m(callback)
+
+    assert context.overdub(context.Context(), work, caller.__call__) == 5  # a fresh one: plain
+    assert METHOD_OWNER_NAMES.values[id(operator.methodcaller)] == frozenset()
+    assert seen == [False]
+    try:
+        register_callback_positions(bound, (0,))
+        seen.clear()
+        assert context.overdub(context.Context(), work, bound) == 5
+        assert seen == [True]  # wrapped: the callback ran under the context
+        assert METHOD_OWNER_NAMES.values[id(operator.methodcaller)] == {"__call__"}
+        seen.clear()
+        assert context.overdub(context.Context(), work, caller.__call__) == 5  # another one: plain, as before
+        assert seen == [False]
+    finally:
+        del CALLBACK_ARGUMENTS[id(bound)]
+        METHOD_OWNER_NAMES.clear()

@@ -207,21 +207,28 @@ def build_direct(act, pre):
             (``obj.m``) and a bound native of a type known plain (``xs.append``).
 
             Small on purpose: CPython copies a closure's cells into each call's frame and clears
-            them after, so this path names only what it reads."""
+            them after, so this path names only what it reads. Bound natives come first (half
+            the callees of real code): made at each access, they are never in the caches; a
+            function of a module (``len``) or of a class has an owner never named, and is
+            found in ``LASTING_PLAIN_NATIVES`` (see ``plain_bound_native``)."""
+            kind = type(f)
+            if kind in BOUND_NATIVE_TYPES:
+                names = _owner_names(id(type(f.__self__)))
+                if names is None:
+                    g = _lasting(id(f))
+                    if g is not None:
+                        return g
+                elif not names or f.__name__ not in names:
+                    return f
+                return callee_full(f)
             key = id(f)
             g = fget(key) or _lasting(key)
             if g is not None:
                 return g
-            kind = type(f)
             if kind is MethodType:
                 g = fget(id(f.__func__))
                 if g is not None:
                     return MethodType(g, f.__self__)
-            elif kind in BOUND_NATIVE_TYPES:
-                names = _owner_names(id(type(f.__self__)))
-                if names is not None and key not in SPECIAL_NATIVES and key not in CALLBACK_ARGUMENTS and (
-                        not names or f.__name__ not in names):
-                    return f
             return callee_full(f)
 
     act.enter = enter_unhooked if pre is None else enter_hooked

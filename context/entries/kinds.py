@@ -65,18 +65,21 @@ def plain_bound_native(f, key):
     is neither a module nor a class, is PLAIN: ``native_kind``'s answer for the commonest callees in fewer steps
     (False: ask ``native_kind``). The direct strategy asks it first, on a cache miss.
 
-    The owner type's names of methods that take callbacks are remembered in
-    ``METHOD_OWNER_NAMES`` (while the type lives), so that the direct strategy's ``callee``
-    answers for the next bound native of that type without this frame: plain when its
-    name is not among them and its id is in neither ``SPECIAL_NATIVES`` nor
-    ``CALLBACK_ARGUMENTS`` (a fresh bound method never is; one kept and registered may be).
+    The owner type's names of methods that take callbacks, and the names of the bound
+    natives of that type registered by identity in ``CALLBACK_ARGUMENTS``, are remembered
+    in ``METHOD_OWNER_NAMES`` (while the type lives), so that the direct strategy's
+    ``callee`` answers for the next bound native of that type without this frame: plain
+    when its name is not among them. (``SPECIAL_NATIVES`` holds functions of modules only,
+    whose owners are never remembered.)
     """
     owner = type(f.__self__)
     names = METHOD_OWNER_NAMES.values.get(id(owner))
     if names is None:
-        if owner is ModuleType or issubclass(owner, type):  # (C.__call__ makes an instance: not plain)
+        if issubclass(owner, (ModuleType, type)):  # (C.__call__ makes an instance: not plain)
             return False
-        names = frozenset(name for (_, name) in CALLBACK_METHOD_ARGUMENTS if method_places(owner, name))
+        names = frozenset([name for (_, name) in CALLBACK_METHOD_ARGUMENTS if method_places(owner, name)]
+                          + [g.__name__ for g, _ in CALLBACK_ARGUMENTS.values()
+                             if type(g) in BOUND_NATIVE_TYPES and type(g.__self__) is owner])
         METHOD_OWNER_NAMES.set(owner, names)
     return (not names or f.__name__ not in names) and key not in SPECIAL_NATIVES and key not in CALLBACK_ARGUMENTS
 
