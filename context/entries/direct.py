@@ -169,13 +169,14 @@ def build_direct(act, pre):
         return kwargs, g, args
 
     def callee_full(f):
-        if has_primitives and primitive_for(f):
-            return MethodType(call_primitive, f)
         key = id(f)
+        kind = type(f)
+        if has_primitives and (key in primitive_ids or (kind is MethodType and id(f.__func__) in primitive_ids) or (
+                kind is partial and primitives.has_partial_primitives(primitive_ids, f))):  # (``primitive_for``)
+            return MethodType(call_primitive, f)
         g = fget(key) or lasting(key)
         if g is not None:
             return g
-        kind = type(f)
         if kind is FunctionType:
             if not f.__code__.co_filename.startswith(resolution.ENGINE_PREFIXES):
                 return copy_of(f)  # (``resolve``'s commonest answer, without the frames of ``known`` and ``resolve``)
