@@ -20,7 +20,7 @@ Each call adds one Python frame to the stack, as natively (``frames_per_call`` i
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 from functools import partial
-from types import FunctionType, MethodType
+from types import FunctionType, MethodType, ModuleType
 
 from .. import primitives
 from .. import resolve as resolution
@@ -214,13 +214,14 @@ def build_direct(act, pre):
             found in ``LASTING_PLAIN_NATIVES`` (see ``plain_bound_native``)."""
             kind = type(f)
             if kind in BOUND_NATIVE_TYPES:
-                names = _owner_names(id(type(f.__self__)))
-                if names is None:
-                    g = _lasting(id(f))
-                    if g is not None:
-                        return g
-                elif not names or f.__name__ not in names:
-                    return f
+                owner = type(f.__self__)
+                if owner is not ModuleType:
+                    names = _owner_names(id(owner))
+                    if names is not None and (not names or f.__name__ not in names):
+                        return f
+                g = _lasting(id(f))
+                if g is not None:
+                    return g
                 return callee_full(f)
             key = id(f)
             g = fget(key) or _lasting(key)
