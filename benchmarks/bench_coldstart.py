@@ -5,8 +5,11 @@ plainly, under `python -m cProfile` and under `python -m context count` (compile
 as an installed package has them: the whole process, imports included).
 
 Each first-call figure is the median over fresh processes (one subprocess per
-measurement; only the call is timed, not the imports). "Cold" runs with an empty
-cache directory, "warm" with the directory a previous run filled. The rewrite
+measurement; only the call is timed, not the imports), seven rounds of a native, a
+cold and a warm process in turn (a slow spell of the machine then weighs on all three
+alike; measured one kind after the other, the native median once varied from 5 to 17
+ms between runs). "Cold" runs with an empty cache directory, "warm" with the
+directory a previous run filled. The rewrite
 rows time, over a few hundred standard-library functions, `compile()` of each
 function's source (`inspect.getsource`), the engine's rewrite of its code object
 (`context.rewrite.code._rewrite`, exception tables verified), and a load of the
@@ -162,19 +165,20 @@ def startup(repeat):
 
 
 def run(quick):
-    repeat = 3 if quick else 5
+    repeat = 3 if quick else 7
     rows = []
     start = startup(5 if quick else 9)
     rows.append(row("start-up: python script.py (two lines)", fmt_time(start["plain"])))
     rows.append(row("start-up: python -m cProfile script.py", fmt_time(start["cProfile"])))
     rows.append(ratio_row("start-up: python -m context count script.py", start["count"], "cProfile", start["cProfile"]))
     for workload in WORKLOADS:
-        native = statistics.median(first_call(workload, "native", "/nonexistent") for _ in range(repeat))
-        cold, warm = [], []
-        for _ in range(repeat):
+        natives, cold, warm = [], [], []
+        for _ in range(repeat):  # interleaved: a slow spell of the machine falls on all three alike
+            natives.append(first_call(workload, "native", "/nonexistent"))
             with tempfile.TemporaryDirectory() as d:
                 cold.append(first_call(workload, "empty", d))
                 warm.append(first_call(workload, "empty", d))
+        native = statistics.median(natives)
         rows.append(row(f"{workload}: first call, native", fmt_time(native)))
         rows.append(ratio_row(f"{workload}: first call, empty context, cold cache",
                               statistics.median(cold), "native", native, 12))

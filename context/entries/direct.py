@@ -208,10 +208,15 @@ def build_direct(act, pre):
             (``obj.m``) and a bound native of a type known plain (``xs.append``).
 
             Small on purpose: CPython copies a closure's cells into each call's frame and clears
-            them after, so this path names only what it reads. Bound natives come first (half
-            the callees of real code): made at each access, they are never in the caches; a
-            function of a module (``len``) or of a class has an owner never named, and is
-            found in ``LASTING_PLAIN_NATIVES`` (see ``plain_bound_native``)."""
+            them after, so this path names only what it reads. A bound native (half the
+            callees of real code) is made at each access and never cached: plain when its
+            owner type's remembered names allow (see ``plain_bound_native``); a function of a
+            module (``len``) or of a class has an owner never named, and is found in
+            ``LASTING_PLAIN_NATIVES``."""
+            key = id(f)
+            g = fget(key)
+            if g is not None:
+                return g
             kind = type(f)
             if kind in BOUND_NATIVE_TYPES:
                 owner = type(f.__self__)
@@ -219,12 +224,11 @@ def build_direct(act, pre):
                     names = _owner_names(id(owner))
                     if names is not None and (not names or f.__name__ not in names):
                         return f
-                g = _lasting(id(f))
+                g = _lasting(key)
                 if g is not None:
                     return g
                 return callee_full(f)
-            key = id(f)
-            g = fget(key) or _lasting(key)
+            g = _lasting(key)
             if g is not None:
                 return g
             if kind is MethodType:
