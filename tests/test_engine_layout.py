@@ -350,18 +350,28 @@ def test_a_bound_native_registered_by_identity_is_not_called_as_plain_after_its_
     def work(m):
         return m(callback)
 
-    assert context.overdub(context.Context(), work, caller.__call__) == 5  # a fresh one: plain
-    assert METHOD_OWNER_NAMES.values[id(operator.methodcaller)] == frozenset()
-    assert seen == [False]
+    class Hooked(context.Context):  # call sites ask ``enter`` (the prehook sees the arguments)
+        def prehook(self, f, *args):
+            pass
+
+    for make in (context.Context, Hooked):
+        METHOD_OWNER_NAMES.clear()
+        assert context.overdub(make(), work, caller.__call__) == 5  # a fresh one: plain
+        assert METHOD_OWNER_NAMES.values[id(operator.methodcaller)] == frozenset()
+        assert seen == [False]
+        seen.clear()
     try:
         register_callback_positions(bound, (0,))
-        seen.clear()
-        assert context.overdub(context.Context(), work, bound) == 5
-        assert seen == [True]  # wrapped: the callback ran under the context
-        assert METHOD_OWNER_NAMES.values[id(operator.methodcaller)] == {"__call__"}
-        seen.clear()
-        assert context.overdub(context.Context(), work, caller.__call__) == 5  # another one: plain, as before
-        assert seen == [False]
+        for make in (context.Context, Hooked):
+            assert context.overdub(make(), work, caller.__call__) == 5  # the owner's names are remembered again
+            seen.clear()
+            assert context.overdub(make(), work, bound) == 5
+            assert seen == [True]  # wrapped: the callback ran under the context
+            assert METHOD_OWNER_NAMES.values[id(operator.methodcaller)] == {"__call__"}
+            seen.clear()
+            assert context.overdub(make(), work, caller.__call__) == 5  # another one: plain, as before
+            assert seen == [False]
+            seen.clear()
     finally:
         del CALLBACK_ARGUMENTS[id(bound)]
         METHOD_OWNER_NAMES.clear()

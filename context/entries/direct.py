@@ -138,8 +138,14 @@ def build_direct(act, pre):
             g = fget(id(f.__func__))
             if g is not None:
                 return MethodType(g, f.__self__)
-        elif kind in BOUND_NATIVE_TYPES and guard is None and plain_bound_native(f, key):
-            return f
+        elif kind in BOUND_NATIVE_TYPES and guard is None:
+            owner = type(f.__self__)
+            names = _owner_names(id(owner)) if owner is not ModuleType else None
+            if names is not None:  # (``plain_bound_native``'s answer for an owner it remembers, without its frame)
+                if not names or f.__name__ not in names:
+                    return f
+            elif plain_bound_native(f, key):
+                return f
         g = known(f)
         if g is not None:
             return g
