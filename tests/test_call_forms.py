@@ -1011,10 +1011,10 @@ def test_the_short_verdict_for_bound_natives_agrees_with_native_kind():
              "abc".__eq__]
     for f in bound:
         assert type(f) in BOUND_NATIVE_TYPES
-        assert plain_bound_native(f, id(f)) == (native_kind(f) is PLAIN), f
-    assert not plain_bound_native(xs.sort, id(xs.sort)) and plain_bound_native(xs.append, id(xs.append))
+        assert plain_bound_native(f) == (native_kind(f) is PLAIN), f
+    assert not plain_bound_native(xs.sort) and plain_bound_native(xs.append)
     # functions of modules are left to native_kind, which remembers them
-    assert not plain_bound_native(sys.getrecursionlimit, id(sys.getrecursionlimit))
+    assert not plain_bound_native(sys.getrecursionlimit)
 
 
 def test_a_class_called_through_its_call_method_wrapper_is_instantiated_under_the_context():

@@ -144,7 +144,7 @@ def build_direct(act, pre):
             if names is not None:  # (``plain_bound_native``'s answer for an owner it remembers, without its frame)
                 if not names or f.__name__ not in names:
                     return f
-            elif plain_bound_native(f, key):
+            elif plain_bound_native(f):
                 return f
         g = known(f)
         if g is not None:
@@ -188,7 +188,7 @@ def build_direct(act, pre):
                 return copy_of(f)  # (``resolve``'s commonest answer, without the frames of ``known`` and ``resolve``)
             if key not in SPECIAL_NATIVES and key not in CALLBACK_ARGUMENTS:
                 return f  # the engine's own function: called as it is, as ``prepare`` would say after a guard's look
-        if kind in BOUND_NATIVE_TYPES and guard is None and plain_bound_native(f, key):
+        if kind in BOUND_NATIVE_TYPES and guard is None and plain_bound_native(f):
             return f
         g = known(f)
         if g is not None:

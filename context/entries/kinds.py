@@ -60,8 +60,8 @@ def native_kind(f):
 BOUND_NATIVE_TYPES = BUILTIN_METHOD_TYPES | {MethodWrapperType}
 
 
-def plain_bound_native(f, key):
-    """Whether ``f`` (of a kind in ``BOUND_NATIVE_TYPES``, ``id`` ``key``), bound to an object that
+def plain_bound_native(f):
+    """Whether ``f`` (of a kind in ``BOUND_NATIVE_TYPES``), bound to an object that
     is neither a module nor a class, is PLAIN: ``native_kind``'s answer for the commonest callees in fewer steps
     (False: ask ``native_kind``). The direct strategy asks it first, on a cache miss.
 
@@ -81,7 +81,7 @@ def plain_bound_native(f, key):
                           + [g.__name__ for g, _ in CALLBACK_ARGUMENTS.values()
                              if type(g) in BOUND_NATIVE_TYPES and type(g.__self__) is owner])
         METHOD_OWNER_NAMES.set(owner, names)
-    return (not names or f.__name__ not in names) and key not in SPECIAL_NATIVES and key not in CALLBACK_ARGUMENTS
+    return not names or f.__name__ not in names
 
 
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time
