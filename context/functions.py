@@ -12,7 +12,7 @@ the current epoch, which is what the call path reads: a hit costs no check at al
   ``__kwdefaults__`` and names against what its copy was made from (``copy_of``).
 * Inside a run, rewritten code that assigns or deletes one of those attributes
   (``STORE_ATTR``/``DELETE_ATTR``, or ``setattr``/``delattr`` called under the
-  context) drops the function's entries at once (``function_changed``). A function
+  context) drops the function's entries at once (``watch.attribute_changed``). A function
   that replaces its own ``__code__`` during its first call runs its new code, as it
   does natively.
 
@@ -44,16 +44,18 @@ from types import FunctionType
 
 from .rewrite import rewrite_code
 from .rewrite.code import code_cache
-from .watch import add_cache, caches
+from .watch import add_cache, caches, forget_class_verdicts
 
 _MONITORING = getattr(sys, "monitoring", None)  # 3.12+
 _tools = []  # sys.monitoring tool ids in use, as of the epoch's start
 
 
 def new_epoch():
-    """Start a new epoch: every copy is checked again at its function's next call."""
+    """Start a new epoch: every copy is checked again at its function's next call, and every
+    class asked again what calling it runs."""
     for cache in caches():
         cache.values.clear()
+    forget_class_verdicts()
     if _MONITORING is not None:
         _tools[:] = [t for t in range(6) if _MONITORING.get_tool(t) is not None]
 

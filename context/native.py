@@ -16,7 +16,7 @@ from types import FunctionType, ModuleType
 
 from .callbacks import wrap_callbacks
 from .frames import BY_NAME, FRAME_SENSITIVE, call_with_user_globals, makes_a_class
-from .watch import WATCHED, function_changed
+from .watch import WATCHED, attribute_changed
 from .depth import set_user_recursion_limit, user_recursion_limit
 from .functions import drop_cyclic_entries
 from .resolve import is_engine_callable
@@ -54,10 +54,11 @@ def special_copy(f):
 
 
 def _attribute_change(act, f, args, kwargs):
-    """``setattr``/``delattr``: a function's code, defaults or names changed are seen at its next call."""
+    """``setattr``/``delattr``: a function's code, defaults or names changed are seen at its next
+    call, a class's ``__init__`` or ``__new__`` at its next instantiation (see ``context.watch``)."""
     out = f(*args, **kwargs)
     if len(args) > 1 and type(args[1]) is str and args[1] in WATCHED:
-        function_changed(args[0])
+        attribute_changed(args[0])
     return out
 
 

@@ -22,7 +22,7 @@ from types import (
 )
 
 from .state import STATE
-from .weakcache import IdentityCache
+from .watch import CLASS_VERDICTS, VERDICT_EPOCH
 
 ENGINE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _engine_prefixes = [ENGINE_DIR]
@@ -123,15 +123,18 @@ def _instantiation(cls, args, kwargs):
     return None
 
 
-_class_verdicts = IdentityCache()
-
-
 def class_verdict(cls):
-    """For a class whose metaclass is ``type``: ``instantiate`` if calling it runs Python code, else None."""
-    verdict = _class_verdicts.values.get(id(cls), False)
-    if verdict is False:
-        verdict = instantiate if _instantiation(cls, (), {}) is not None else None
-        _class_verdicts.set(cls, verdict)
+    """For a class whose metaclass is ``type``: ``instantiate`` if calling it runs Python code, else
+    None (asked again in each verdict epoch: the class may get an ``__init__``, see ``context.watch``)."""
+    entry = CLASS_VERDICTS.values.get(id(cls))
+    epoch = VERDICT_EPOCH[0]
+    if entry is not None and (entry[0] is not None or entry[1] == epoch):
+        return entry[0]
+    verdict = instantiate if _instantiation(cls, (), {}) is not None else None
+    if entry is None:
+        CLASS_VERDICTS.set(cls, (verdict, epoch))
+    else:
+        CLASS_VERDICTS.values[id(cls)] = (verdict, epoch)
     return verdict
 
 

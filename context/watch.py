@@ -1,7 +1,11 @@
-"""Function attributes that make a rewritten copy stale, and telling the caches of a change.
+"""Attributes whose change makes what the engine remembers stale, and telling the caches.
 
-A leaf module: rewritten code calls ``function_changed`` directly after it assigns or
-deletes one of the ``WATCHED`` attributes (see ``context.functions``).
+A function's code, defaults and names make its rewritten copy stale (see
+``context.functions``); a class's ``__init__`` and ``__new__`` decide what calling it,
+or a subclass, runs (``CLASS_VERDICTS``, see ``context.resolve.class_verdict``). A leaf
+module: rewritten code calls ``attribute_changed`` directly after it assigns or deletes
+one of the ``WATCHED`` attributes, and so do ``setattr`` and ``delattr`` called under a
+context.
 """
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
@@ -9,7 +13,24 @@ from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see contex
 import weakref
 from types import FunctionType
 
-WATCHED = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__qualname__", "__name__"})
+from .weakcache import IdentityCache
+
+WATCHED = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__qualname__", "__name__", "__init__", "__new__"})
+# class (by id) -> (what calling it runs under the direct strategy, ``instantiate`` or None;
+# the verdict epoch when that was found), see ``resolve.class_verdict``. ``instantiate``
+# runs any class as ``type.__call__`` does, so it stays right whatever changes; None (the
+# class runs no Python code when called) counts in its own epoch only. A new epoch starts
+# when a class's ``__init__`` or ``__new__`` changes under a context and whenever an
+# outermost run starts (a change made natively between runs).
+CLASS_VERDICTS = IdentityCache()
+VERDICT_EPOCH = [0]
+
+
+def forget_class_verdicts():
+    """Every class found to run no Python code when called is asked again."""
+    VERDICT_EPOCH[0] += 1
+
+
 # weak references to every context.functions.FunctionCache (a set of weakref.ref, each removing
 # itself when its cache dies: iterating it is a few times cheaper than a WeakSet, at every overdub)
 _CACHE_REFS = set()
@@ -30,9 +51,15 @@ def caches():
     return found
 
 
-def function_changed(obj):
-    """``obj`` had a watched attribute assigned or deleted: its copies are remade at its next call."""
+def attribute_changed(obj):
+    """``obj`` had a watched attribute assigned or deleted: a function's copies are remade
+    at its next call; after a class's change every class is asked again what calling it
+    runs (the change reaches its subclasses too)."""
     if type(obj) is FunctionType:
         key = id(obj)
         for cache in caches():
             cache.forget(key)
+    elif isinstance(obj, type):
+        forget_class_verdicts()
+        for cache in caches():  # (the epoch's entries hold the classes' answers too)
+            cache.values.clear()

@@ -154,6 +154,66 @@ def test_a_function_that_replaces_its_own_code_during_its_first_call():
 
 # --- classes ---------------------------------------------------------------------------
 
+class _Plain:  # no __init__ of its own: calling it runs no Python code, until it gets one
+    pass
+
+
+class _Derived(_Plain):
+    pass
+
+
+def _init_seen(self, *args):
+    self.seen = _helper_of_init()
+
+
+def _helper_of_init():
+    # a frame runs the function's own code natively, its rewritten copy under a context
+    return "native" if sys._getframe().f_code is _helper_of_init.__code__ else "under the context"
+
+
+def _instances():
+    return [getattr(_Derived(), "seen", None) for _ in range(2)]
+
+
+@pytest.mark.parametrize("make", CONTEXTS, ids=lambda c: c.__name__)
+def test_an_init_given_to_a_base_class_between_runs_runs_under_the_context(make):
+    try:
+        assert overdub(make(), _instances) == [None, None]
+        _Plain.__init__ = _init_seen  # natively, after the class was called under a context
+        assert _instances() == ["native", "native"]
+        assert overdub(make(), _instances) == ["under the context"] * 2
+        del _Plain.__init__
+        assert overdub(make(), _instances) == [None, None]
+    finally:
+        if "__init__" in _Plain.__dict__:
+            del _Plain.__init__
+
+
+def _changes_its_base_during_the_run(how):
+    first = getattr(_Derived(), "seen", None)
+    if how == "store":
+        _Plain.__init__ = _init_seen
+    else:
+        setattr(_Plain, "__init__", _init_seen)
+    second = getattr(_Derived(), "seen", None)
+    if how == "store":
+        del _Plain.__init__
+    else:
+        delattr(_Plain, "__init__")
+    return first, second, getattr(_Derived(), "seen", None)
+
+
+@pytest.mark.parametrize("how", ["store", "setattr"])
+@pytest.mark.parametrize("make", CONTEXTS, ids=lambda c: c.__name__)
+def test_an_init_given_to_a_base_class_during_a_run_runs_at_the_next_instantiation(make, how):
+    try:
+        assert _changes_its_base_during_the_run(how) == (None, "native", None)
+        assert overdub(make(), _changes_its_base_during_the_run, how) == (None, "under the context", None)
+    finally:
+        if "__init__" in _Plain.__dict__:
+            del _Plain.__init__
+
+
 def test_calling_a_class_is_exactly_type_call():
     def f():
         log = []

@@ -37,8 +37,9 @@ FRAME_NATIVES = frozenset(id(f) for f in CALLING_FRAME_ONLY)
 def native_kind(f):
     """The verdict for native callee ``f``: one of PLAIN, FRAME, SPECIAL, CALLBACKS, CLASS.
 
-    Only identities and types are consulted (class verdicts are cached per class), so
-    the answer for a given object never changes while it lives.
+    Only identities and types are consulted (class verdicts are cached per class until a
+    class's ``__init__`` or ``__new__`` changes, or a new epoch starts: see
+    ``context.watch``), so the answer for any other object never changes while it lives.
     """
     key = id(f)
     if key in SPECIAL_NATIVES:

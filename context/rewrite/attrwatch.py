@@ -1,9 +1,12 @@
-"""Watched attribute stores: a function's code, defaults or names changed by rewritten code.
+"""Watched attribute stores: a function's code, defaults or names, or a class's ``__init__`` or
+``__new__``, changed by rewritten code.
 
-The engine caches a rewritten copy of each function (``context.functions``). Rewritten
-code that assigns or deletes one of the watched attributes of an object tells the
-engine right after, through a function it is given, so a function that replaces its
-own ``__code__`` runs the new code at its next call, as it does natively.
+The engine caches a rewritten copy of each function (``context.functions``) and what
+calling each class runs (``context.watch.CLASS_VERDICTS``). Rewritten code that assigns
+or deletes one of the watched attributes of an object tells the engine right after,
+through a function it is given, so a function that replaces its own ``__code__`` runs
+the new code at its next call, and a class given an ``__init__`` runs it at its next
+instantiation, as natively.
 """
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)

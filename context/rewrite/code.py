@@ -11,7 +11,7 @@ from ..clock import engine_work
 from ..depth import engine_room
 from ..errors import RewriteError
 from ..stackview import is_rewritten, visible_f_back  # noqa: F401 (is_rewritten is exported)
-from ..watch import WATCHED, function_changed
+from ..watch import WATCHED, attribute_changed
 from ..state import STATE
 from ..weakcache import IdentityCache
 from . import codec, diskcache, exctable
@@ -51,7 +51,7 @@ def _engine_passes(items, code, config, decoded=False):
     if names is None or "f_back" in names:
         items = rewrite_frame_walks(items, visible_f_back)
     if names is None or not WATCHED.isdisjoint(names):
-        items = rewrite_attribute_stores(items, WATCHED, function_changed)
+        items = rewrite_attribute_stores(items, WATCHED, attribute_changed)
     return items
 
 
