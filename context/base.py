@@ -116,11 +116,21 @@ class Context:
         new, previous, recursion = blocks.pop()
         if not blocks:
             del _block_stacks.by_context[id(self)]
+        resumed_elsewhere = STATE.act is not new
         try:
             recursion.__exit__(*exc_info)
         finally:
             new.finish()
-            switch_to(previous)
+            if not resumed_elsewhere:
+                switch_to(previous)
+        if resumed_elsewhere:
+            raise RuntimeError(
+                "with %s: the block's frame was suspended (at a yield or an await) and resumed under "
+                "another context, so the calls it made after that did not run under this one. A with "
+                "block of a context must not span an await (other tasks run meanwhile), nor a yield of "
+                "a generator resumed from code running under another context or thread: keep the await "
+                "or yield outside the block, or run the block's work with context.overdub(ctx, f)"
+                % type(self).__name__)
         return False
 
     @default_hook

@@ -95,7 +95,11 @@ def call_under(act, f, args, kwargs, recurse=False):
     entry = act.recurse if recurse else act.call_ex
     namespace = STATE.__dict__
     if namespace["act"] is act:
-        return entry(f, args, kwargs)
+        try:
+            return entry(f, args, kwargs)
+        finally:
+            if namespace["act"] is not act:  # a suspended frame left its ``with ctx:`` block's context current
+                switch_to(act)
     previous = switch_to(act)
     try:
         return entry(f, args, kwargs)

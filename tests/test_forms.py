@@ -145,6 +145,107 @@ def test_a_with_block_that_raises_restores_the_enclosing_context():
     assert inner.metadata == ["helper", "abs", "__exit__"]
 
 
+def mark_a():
+    pass
+
+
+def mark_b():
+    pass
+
+
+def mark_c():
+    pass
+
+
+def mark_d():
+    pass
+
+
+class Marks(context.Context):
+    """Records the calls of the ``mark_`` functions (and asks nothing else of its callees)."""
+
+    def __init__(self):
+        super().__init__(metadata=[])
+
+    def prehook(self, f, *args, **kwargs):
+        name = getattr(f, "__name__", "")
+        if type(name) is str and name.startswith("mark_"):
+            self.metadata.append(name)
+
+
+def _marks(ctx):
+    return ctx.metadata
+
+
+def test_a_with_block_spanning_an_await_raises_and_loses_no_call_of_the_enclosing_context():
+    import asyncio
+
+    outer, inner = Marks(), Marks()
+
+    async def one():
+        with inner:
+            mark_d()
+            await asyncio.sleep(0)  # the other task runs meanwhile
+            mark_a()
+
+    async def two():
+        await asyncio.sleep(0)
+        mark_b()
+
+    async def main():
+        results = await asyncio.gather(one(), two(), return_exceptions=True)
+        mark_c()
+        return results
+
+    error, other = context.overdub(outer, lambda: asyncio.run(main()))
+    assert isinstance(error, RuntimeError) and other is None
+    assert str(error).startswith("with Marks: the block's frame was suspended (at a yield or an await) "
+                                 "and resumed under another context")
+    assert "context.overdub(ctx, f)" in str(error)
+    assert _marks(inner) == ["mark_d"]
+    # the other task's call and the calls after the block are the enclosing context's, as they
+    # would be had the block not been suspended (the block's call after the await went there too)
+    assert set(_marks(outer)) == {"mark_a", "mark_b", "mark_c"}
+    assert STATE.act is None
+
+
+def test_a_with_block_spanning_a_yield_stays_current_while_the_generator_is_suspended():
+    outer, inner = Marks(), Marks()
+
+    def gen():
+        with inner:
+            yield 1
+            mark_a()
+
+    def consume():
+        out = [x for x in gen() if mark_b() is None]  # mark_b runs while gen is suspended in its block
+        mark_c()
+        return out
+
+    assert context.overdub(outer, consume) == [1]
+    assert _marks(inner) == ["mark_b", "mark_a"]  # as decimal.localcontext() in a generator: dynamic scope
+    assert _marks(outer) == ["mark_c"]
+
+
+def test_a_with_block_of_a_generator_resumed_under_another_context_raises():
+    outer, other, inner = Marks(), Marks(), Marks()
+
+    def gen():
+        with inner:
+            yield 1
+            mark_a()
+
+    def start():
+        g = gen()
+        next(g)
+        return g
+
+    g = context.overdub(outer, start)
+    with pytest.raises(RuntimeError, match="resumed under another context"):
+        context.overdub(other, list, g)
+    assert STATE.act is None
+
+
 def test_a_with_block_in_code_that_runs_natively_is_refused_at_once():
     ctx = Names()
     with pytest.raises(TypeError) as info:
