@@ -123,7 +123,7 @@ class Context:
             new.finish()
             if not resumed_elsewhere:
                 switch_to(previous)
-        if resumed_elsewhere:
+        if resumed_elsewhere and exc_info[0] is not GeneratorExit:  # (not a generator being closed)
             raise RuntimeError(
                 "with %s: the block's frame was suspended (at a yield or an await) and resumed under "
                 "another context, so the calls it made after that did not run under this one. A with "

@@ -244,6 +244,12 @@ def test_a_with_block_of_a_generator_resumed_under_another_context_raises():
     with pytest.raises(RuntimeError, match="resumed under another context"):
         context.overdub(other, list, g)
     assert STATE.act is None
+    # closed while suspended in the block (dropped, or close()), from anywhere: no error
+    for close in (lambda g: g.close(), lambda g: context.overdub(other, g.close)):
+        g = context.overdub(outer, start)
+        close(g)
+        assert g.gi_frame is None
+    assert STATE.act is None
 
 
 def test_a_with_block_in_code_that_runs_natively_is_refused_at_once():
