@@ -76,6 +76,132 @@ def test_a_decorated_function_keeps_native_exceptions_and_tracebacks():
     assert STATE.act is None
 
 
+def test_a_decorated_generator_function_runs_each_step_under_the_context():
+    import inspect
+
+    ctx = Marks()
+    log = []
+
+    @ctx
+    def numbers(n):
+        try:
+            for i in range(n):
+                mark_a()
+                try:
+                    got = yield i
+                except KeyError as exc:  # thrown in: caught, and the generator goes on
+                    got = "caught %s" % exc
+                log.append(got)
+            return "done"
+        finally:
+            mark_d()  # under the context when closed too
+
+    assert inspect.isgeneratorfunction(numbers) and numbers.__name__ == "numbers"
+    g = numbers(3)
+    assert g.__name__ == "numbers" and ctx.metadata == []  # nothing runs before the first step
+    assert next(g) == 0
+    mark_b()  # the consumer's own call, between steps: not the context's
+    assert g.send("x") == 1
+    assert g.throw(KeyError("k")) == 2
+    with pytest.raises(StopIteration) as stop:
+        g.send("y")
+    assert stop.value.value == "done" and log == ["x", "caught 'k'", "y"]
+    assert ctx.metadata == ["mark_a", "mark_a", "mark_a", "mark_d"]
+    assert STATE.act is None
+
+    ctx.metadata.clear()
+
+    def delegate():
+        return (yield from numbers(5))
+
+    g = delegate()
+    assert [next(g), next(g)] == [0, 1]
+    g.close()  # its finally runs under the context
+    assert ctx.metadata == ["mark_a", "mark_a", "mark_d"] and STATE.act is None
+
+
+def test_a_decorated_generator_keeps_native_exceptions():
+    ctx = Marks()
+
+    def plain():
+        yield 1
+        helper("not a number")
+
+    decorated = ctx(plain)
+    errors = []
+    for make in (plain, decorated):
+        with pytest.raises(TypeError) as info:
+            list(make())
+        errors.append(info.value)
+    assert str(errors[0]) == str(errors[1])
+    names = [[entry.name for entry in traceback.extract_tb(e.__traceback__)] for e in errors]
+    here = test_a_decorated_generator_keeps_native_exceptions.__name__
+    assert names[0] == [here, "plain", "helper"]
+    # as with any decorator, the wrapper's frame is there; no other engine frame is
+    assert names[1] == [here, "steps_under_context", "plain", "helper"]
+
+
+def test_a_decorated_coroutine_function_runs_under_the_context_while_awaited():
+    import asyncio
+    import inspect
+
+    ctx = Marks()
+
+    @ctx
+    async def job(n):
+        total = 0
+        for i in range(n):
+            mark_a()
+            await asyncio.sleep(0)  # other tasks run meanwhile, not under the context
+            total += i
+        return total
+
+    async def other():
+        for _ in range(3):
+            mark_b()
+            await asyncio.sleep(0)
+
+    async def main():
+        return await asyncio.gather(job(3), other())
+
+    assert inspect.iscoroutinefunction(job)
+    assert asyncio.run(main()) == [3, None]
+    assert ctx.metadata == ["mark_a"] * 3
+    assert STATE.act is None
+
+    ctx.metadata.clear()
+
+    @ctx
+    async def forever():
+        try:
+            while True:
+                mark_a()
+                await asyncio.sleep(0)
+        finally:
+            mark_d()
+
+    async def cancel():
+        task = asyncio.ensure_future(forever())
+        await asyncio.sleep(0)
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            return "cancelled"
+
+    assert asyncio.run(cancel()) == "cancelled"
+    assert ctx.metadata[-1] == "mark_d" and set(ctx.metadata) == {"mark_a", "mark_d"}
+    assert STATE.act is None
+
+
+def test_decorating_an_async_generator_function_is_refused_at_once():
+    async def agen():
+        yield 1
+
+    with pytest.raises(TypeError, match="async generator function"):
+        Marks()(agen)
+
+
 def test_a_decorated_function_nests_under_a_running_context():
     outer, inner = Names(), Names()
     decorated = inner(work)
