@@ -93,32 +93,6 @@ def _context_factory(spec):
     return context_factory(spec, trace_file=path)
 
 
-class _UnderContext:
-    """Awaiting it runs each step of ``coro`` under ``ctx`` (a coroutine resumed outside
-    any context would run natively)."""
-
-    def __init__(self, overdub, ctx, coro):
-        self.overdub, self.ctx, self.coro = overdub, ctx, coro
-
-    def __await__(self):
-        return self
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        return self.overdub(self.ctx, self.coro.send, None)
-
-    def send(self, value):
-        return self.overdub(self.ctx, self.coro.send, value)
-
-    def throw(self, *exc):
-        return self.overdub(self.ctx, self.coro.throw, *exc)
-
-    def close(self):
-        return self.coro.close()
-
-
 def _wrap_test(test, factory, overdub, contexts):
     """Make ``test``'s test method run under a fresh context (an instance attribute).
 
@@ -126,7 +100,8 @@ def _wrap_test(test, factory, overdub, contexts):
     of the harness sits between unittest's caller and the test (the engine hides its own),
     so stack walks (``warnings.warn(stacklevel=...)``, ``sys._getframe``) see what they see
     natively. A coroutine test method (``IsolatedAsyncioTestCase``) needs a coroutine
-    function: an ``async def`` wrapper runs each step of its coroutine under the context.
+    function: the context as a decorator gives one that runs each step of the test's
+    coroutine under the context, in one run (see ``context.stepping``).
     ``contexts`` maps the test's id to its context, for the counts read after the test.
     """
     import functools
@@ -144,11 +119,7 @@ def _wrap_test(test, factory, overdub, contexts):
     contexts[test.id()] = ctx
 
     if inspect.iscoroutinefunction(bound):
-        async def under_context():
-            coro = overdub(ctx, bound)
-            return await _UnderContext(overdub, ctx, coro)
-
-        functools.update_wrapper(under_context, func, updated=())
+        under_context = ctx(bound)
     else:
         under_context = functools.partial(overdub, ctx, bound)
     # skip / expectedFailure marks live in the function's __dict__
