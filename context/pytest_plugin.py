@@ -17,9 +17,11 @@ print the ``--context-top`` (20) functions, added up over all tests, in the term
 and with ``--context-per-test`` the tests that made the most calls.
 
 Fixtures (and ``setUp``/``tearDown`` of ``unittest`` classes) run natively; only the call
-of the test function or method goes through ``context.overdub``. ``async def`` tests run
+of the test function or method goes through ``context.overdub``. A coroutine test method of
+``unittest`` (``IsolatedAsyncioTestCase``) runs each step of its coroutine under the context
+(the context as a decorator, see ``context.stepping``). Other ``async def`` tests run
 natively: they are driven by an event loop another plugin owns (pytest-asyncio, anyio),
-and running that loop under a context would measure the loop, not the test.
+which the plugin leaves alone.
 """
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
@@ -311,6 +313,20 @@ class _Runner:
             return self.traces.context_for(item.nodeid)
         return self.make(original), True
 
+    def _started(self, item, original):
+        ctx, own = self._context(item, original)
+        self.tests += 1
+        return ctx, own, _calls_of(ctx)
+
+    def _ended(self, item, ctx, own, calls_before):
+        calls = _calls_of(ctx)
+        if calls is not None:
+            self.calls += calls - (calls_before or 0)
+        if self.table is not None:
+            self.table.add(item.nodeid, ctx)
+        if own and self.traces is not None:
+            ctx.close()
+
     def wrap(self, item, original):
         from context import overdub
 
@@ -319,19 +335,27 @@ class _Runner:
         @functools.wraps(original)
         def under_context(*args, **kwargs):
             __tracebackhide__ = True
-            ctx, own = runner._context(item, original)
-            calls_before = _calls_of(ctx)
-            runner.tests += 1
+            ctx, own, calls_before = runner._started(item, original)
             try:
                 return overdub(ctx, original, *args, **kwargs)
             finally:
-                calls = _calls_of(ctx)
-                if calls is not None:
-                    runner.calls += calls - (calls_before or 0)
-                if runner.table is not None:
-                    runner.table.add(item.nodeid, ctx)
-                if own and runner.traces is not None:
-                    ctx.close()
+                runner._ended(item, ctx, own, calls_before)
+
+        return under_context
+
+    def wrap_coroutine(self, item, original):
+        """For a coroutine test method of ``unittest`` (``IsolatedAsyncioTestCase``, whose own
+        loop drives it): the context as a decorator, each step of the coroutine under it."""
+        runner = self
+
+        @functools.wraps(original)
+        async def under_context(*args, **kwargs):
+            __tracebackhide__ = True
+            ctx, own, calls_before = runner._started(item, original)
+            try:
+                return await ctx(original)(*args, **kwargs)
+            finally:
+                runner._ended(item, ctx, own, calls_before)
 
         return under_context
 
@@ -395,13 +419,34 @@ def pytest_runtest_call(item):
     if original is None or not callable(original):
         return (yield)
     if _is_async(original):
-        runner.native += 1
-        return (yield)
+        testcase = _unittest_case(item)
+        f = getattr(inspect.unwrap(original), "__func__", original)
+        if testcase is None or not inspect.iscoroutinefunction(f):
+            runner.native += 1  # driven by another plugin's event loop
+            return (yield)
+        # unittest calls the test case's own attribute for a coroutine test (pytest does not
+        # put ``item.obj`` there for it): an instance attribute for the run
+        item.obj = wrapper = runner.wrap_coroutine(item, original)
+        setattr(testcase, item.name, wrapper)
+        try:
+            return (yield)
+        finally:
+            item.obj = original
+            if testcase.__dict__.get(item.name) is wrapper:
+                del testcase.__dict__[item.name]
     item.obj = runner.wrap(item, original)
     try:
         return (yield)
     finally:
         item.obj = original
+
+
+def _unittest_case(item):
+    """The ``unittest.TestCase`` instance that runs ``item``, or None for other items."""
+    import unittest
+
+    case = getattr(item, "instance", None)
+    return case if isinstance(case, unittest.TestCase) else None
 
 
 def pytest_sessionfinish(session):

@@ -3,6 +3,8 @@
 import json
 import os
 
+import numpy  # noqa: F401 (imported before pytester's in-process runs, which drop the modules
+#              they import: NumPy cannot be imported twice in one process)
 import pytest
 
 pytest_plugins = ["pytester"]
@@ -140,6 +142,34 @@ def test_async_tests_stay_native(pytester):
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*async def functions are not natively supported*",
                                  "pycassette: 1 test bodies ran under --context=count*; 1 async tests ran natively"])
+
+
+def test_coroutine_methods_of_unittest_run_each_step_under_the_context(pytester):
+    pytester.makepyfile(test_unittest_async="""
+        import asyncio
+        import unittest
+
+        from context.state import STATE
+
+        def helper():
+            return STATE.act is not None
+
+        class T(unittest.IsolatedAsyncioTestCase):
+            async def test_steps(self):
+                self.assertTrue(helper())
+                await asyncio.sleep(0)
+                self.assertTrue(helper())  # after the await too
+
+            @unittest.expectedFailure
+            async def test_marked(self):
+                await asyncio.sleep(0)
+                self.assertTrue(False)
+    """)
+    result = pytester.runpytest(*FAST, "--context=count", "--context-per-test")
+    result.assert_outcomes(passed=1, xfailed=1)
+    result.stdout.fnmatch_lines(["pycassette: 2 test bodies ran under --context=count*"])
+    assert "ran natively" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["*test_unittest_async.helper*"])
 
 
 def test_the_plugin_offers_exactly_the_named_contexts():
