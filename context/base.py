@@ -5,7 +5,6 @@ from __future__ import annotations
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 import functools
-import inspect
 from sys import _getframe  # bound now: a program may delete or replace it (attrs' tests do)
 import threading
 from collections.abc import Callable
@@ -18,7 +17,7 @@ from .native import native_call
 from .resolve import is_engine_code, resolve
 from .stackview import is_rewritten
 from .state import STATE, switch_to
-from .stepping import StepRun, Steps, drive
+from .stepping import stepped
 from .tracebacks import strip_engine_frames
 
 _P = ParamSpec("_P")
@@ -69,36 +68,14 @@ class Context:
 
         For a generator function or a coroutine function, each step of the generator or
         coroutine it returns runs under the context, in one run from its first step to its
-        end (see ``context.stepping``); an async generator function is refused."""
+        end (see ``context.stepping``), and so for an async generator function."""
         if not callable(fn):
             raise TypeError("@%s: expected a function to decorate, got %s object %r"
                             % (type(self).__name__, type(fn).__name__, fn))
         ctx = self
-        if inspect.isasyncgenfunction(fn):
-            raise TypeError(
-                "@%s: %s is an async generator function, whose steps the decorator cannot run under "
-                "the context; decorate the function that iterates it (async for ...), or call "
-                "context.overdub(ctx, f) there" % (type(self).__name__, getattr(fn, "__qualname__", fn)))
-        if inspect.isgeneratorfunction(fn):  # its body runs at each next(), after the call: see ``stepping``
-            @functools.wraps(fn)
-            def steps_under_context(*args, **kwargs):
-                try:
-                    return (yield from drive(StepRun(ctx), functools.partial(ctx.overdub, fn, *args, **kwargs)))
-                except BaseException as exc:
-                    strip_engine_frames(exc)
-                    raise
-
-            return steps_under_context
-        if inspect.iscoroutinefunction(fn):
-            @functools.wraps(fn)
-            async def awaited_under_context(*args, **kwargs):
-                try:
-                    return await Steps(drive(StepRun(ctx), functools.partial(ctx.overdub, fn, *args, **kwargs)))
-                except BaseException as exc:
-                    strip_engine_frames(exc)
-                    raise
-
-            return awaited_under_context
+        wrapper = stepped(ctx, fn)  # a generator, coroutine or async generator function: see ``stepping``
+        if wrapper is not None:
+            return wrapper
 
         @functools.wraps(fn)
         def under_context(*args: _P.args, **kwargs: _P.kwargs) -> _R:

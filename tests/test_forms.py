@@ -194,12 +194,42 @@ def test_a_decorated_coroutine_function_runs_under_the_context_while_awaited():
     assert STATE.act is None
 
 
-def test_decorating_an_async_generator_function_is_refused_at_once():
-    async def agen():
-        yield 1
+def test_a_decorated_async_generator_function_runs_each_step_under_the_context():
+    import asyncio
+    import inspect
 
-    with pytest.raises(TypeError, match="async generator function"):
-        Marks()(agen)
+    ctx = Marks()
+
+    @ctx
+    async def ticks(n):
+        try:
+            for i in range(n):
+                mark_a()
+                await asyncio.sleep(0)
+                try:
+                    got = yield i
+                except KeyError:
+                    got = "caught"
+                if got is not None:
+                    mark_b()
+        finally:
+            mark_d()
+
+    async def main():
+        out = [i async for i in ticks(2)]
+        g = ticks(5)
+        out.append(await g.asend(None))
+        out.append(await g.asend("sent"))
+        out.append(await g.athrow(KeyError("k")))
+        await g.aclose()  # its finally runs under the context
+        mark_c()  # not the context's
+        return out
+
+    assert inspect.isasyncgenfunction(ticks)
+    assert asyncio.run(main()) == [0, 1, 0, 1, 2]
+    assert ctx.metadata == ["mark_a", "mark_a", "mark_d", "mark_a", "mark_b", "mark_a", "mark_b", "mark_a",
+                            "mark_d"]
+    assert STATE.act is None
 
 
 def test_a_decorated_function_nests_under_a_running_context():
