@@ -5,11 +5,10 @@ whose code runs later, a step at each ``next``/``send``/``throw`` (at each suspe
 an ``await``). ``run_outermost`` ends the context's activation when the call returns,
 so that body would run with no context current, seen by nothing. The decorator instead
 returns a generator (a coroutine, an async generator) that drives the one made under
-the context: one
-activation lasts from the first step to the end (the object finished, closed, or
-dropped), made current for each step and put aside between steps, so that the code
-between steps (the consumer, the other tasks of an event loop) runs under whatever is
-current there.
+the context: one activation lasts from the first step to the end (the object finished,
+closed, or dropped), made current for each step and put aside between steps, so that
+the code between steps (the consumer, the other tasks of an event loop) runs under
+whatever is current there.
 """
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
