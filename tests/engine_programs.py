@@ -5,7 +5,9 @@ at once: positional, keyword and star arguments (16 or more keywords, keywords n
 the engine's parameters), defaults, methods, class and static methods, ``super()``,
 properties, closures, lambdas, ``functools.partial``, generators with ``yield from``,
 comprehensions, natives that call back (``sorted``, ``map``, ``filter``, ``max``),
-exceptions raised and caught across frames, ``finally``, ``with`` blocks, recursion. Every
+exceptions raised and caught across frames, ``finally``, ``with`` blocks, recursion,
+dataclasses, metaclasses, ``lru_cache``, ``singledispatch``, context managers made by
+``contextmanager``, frame walks, warnings, ``asyncio.run``, ``eval``. Every
 value it computes goes into the list it returns, and a module-level ``log`` records the
 order of side effects. The same seed gives the same program.
 """
@@ -127,6 +129,91 @@ def made_class(n):
     return cls(n).m(n, k=n)
 
 
+import asyncio
+import contextlib
+import dataclasses
+import operator
+import sys
+import warnings
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: int = 0
+
+    def norm1(self):
+        return abs(self.x) + abs(self.y)
+
+
+class Slotted:
+    __slots__ = ("a", "b")
+
+    def __init__(self, a, b=1):
+        self.a, self.b = a, b
+
+    def __getattr__(self, name):
+        return "missing " + name
+
+
+class Registry(type):
+    seen = []
+
+    def __new__(mcls, name, bases, ns, **kw):
+        cls = super().__new__(mcls, name, bases, ns, **kw)
+        mcls.seen.append(name)
+        return cls
+
+
+class Plugin(metaclass=Registry):
+    def __init_subclass__(cls, tag="", **kw):
+        super().__init_subclass__(**kw)
+        cls.tag = tag
+
+
+@functools.lru_cache(maxsize=None)
+def cached(n):
+    return n * n + len(log)
+
+
+@functools.singledispatch
+def kind(x):
+    return "object"
+
+
+@kind.register
+def _(x: int):
+    return "int %d" % x
+
+
+@contextlib.contextmanager
+def managed(n):
+    log.append(("managed in", n))
+    try:
+        yield n * 2
+    finally:
+        log.append(("managed out", n))
+
+
+def caller_name():
+    return sys._getframe(1).f_code.co_name
+
+
+def warns(n):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.warn("careful %d" % n, stacklevel=2)
+    return [(str(w.message), w.lineno > 0, w.filename) for w in caught]
+
+
+async def ticker(n):
+    total = 0
+    for i in range(n):
+        await asyncio.sleep(0)
+        total += i
+    return total
+
+
 def countdown(start):
     state = [start]
 
@@ -169,6 +256,18 @@ STATEMENTS = [
     """g = collect({n} + 1)
     acc.append(next(g))
     g.close()""",
+    "acc.append((Point({a}, {n}), Point({a}).norm1(), dataclasses.astuple(Point({n}, {a}))))",
+    "sl = Slotted({a}); acc.append((sl.a, sl.b, sl.nothing_{n}))",
+    "acc.append(type('P{n}', (Plugin,), {{}}, tag='t{n}').tag)",
+    "acc.append((cached({n}), cached({n}), kind({a}), kind('s')))",
+    """with managed({n}) as got:
+        acc.append(got + {f}({a}))""",
+    "acc.append(caller_name())",
+    "acc.append(warns({n}))",
+    "acc.append(asyncio.run(ticker({n})))",
+    "acc.append(eval('{f}({a}) + 1'))",
+    "acc.append(list(map(operator.add, range({n}), range({a}, {a} + {n}))))",
+    "acc.append(operator.methodcaller('m', {n}, k={a})(Sub({a})))",
     """try:
         acc.append(failing({a}))
     except ValueError as exc:
