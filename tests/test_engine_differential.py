@@ -1,11 +1,13 @@
 """Generated call-heavy programs (``engine_programs.py``) give under every kind of context
 exactly what they give natively: the same values, side effects in the same order, the same
-exception and message.
+exception and message (a printing context's output aside).
 
 CI runs a few dozen programs per context; ``PYCASSETTE_DIFFERENTIAL_SEEDS=N`` runs N
 (``python -m pytest tests/test_engine_differential.py``).
 """
 
+import contextlib
+import io
 import os
 import sys
 
@@ -49,6 +51,9 @@ CONTEXTS = {
     "count": _named("count"),
     "trace": lambda f: context.TraceCtx(keep=True),
     "tagging": _named("tagging"),
+    "print": _named("print"),
+    "profile": _named("profile"),
+    "count via monitoring": lambda f: context.CountCtx(via="monitoring"),
 }
 
 
@@ -72,7 +77,8 @@ def test_generated_programs_give_what_they_give_natively(name):
     for seed in SEEDS:
         native = _outcome(_main(seed))
         main = _main(seed)  # a fresh module: its log starts empty
-        under = _outcome(lambda: overdub(make(main), main))
+        with contextlib.redirect_stdout(io.StringIO()):  # (what PrintCtx prints)
+            under = _outcome(lambda: overdub(make(main), main))
         if under != native:
             differ.append((seed, native, under))
     assert not differ, "seed %d: natively %r, under the context %r" % differ[0]
