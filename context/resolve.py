@@ -24,6 +24,7 @@ from types import (
 from .state import STATE
 from .watch import CLASS_VERDICTS, VERDICT_EPOCH
 
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time (a static one cannot change)
 ENGINE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _engine_prefixes = [ENGINE_DIR]
 ENGINE_PREFIXES = (ENGINE_DIR,)
@@ -125,16 +126,22 @@ def _instantiation(cls, args, kwargs):
 
 def class_verdict(cls):
     """For a class whose metaclass is ``type``: ``instantiate`` if calling it runs Python code, else
-    None (asked again in each verdict epoch: the class may get an ``__init__``, see ``context.watch``)."""
-    entry = CLASS_VERDICTS.values.get(id(cls))
-    epoch = VERDICT_EPOCH[0]
-    if entry is not None and (entry[0] is not None or entry[1] == epoch):
-        return entry[0]
+    None. ``CLASS_VERDICTS`` keeps ``instantiate`` and, for a static class (which nothing can
+    change), None; a class made at run time found to run no Python code is asked again in
+    each verdict epoch (it may get an ``__init__``, see ``context.watch``): its entry is that
+    epoch, an int, so that the entry adds no object for the collector to count."""
+    key = id(cls)
+    entry = CLASS_VERDICTS.values.get(key, False)
+    if entry is instantiate:
+        return entry
+    if entry is None or (entry is not False and entry == VERDICT_EPOCH[0]):  # (False == 0: tested first)
+        return None
     verdict = instantiate if _instantiation(cls, (), {}) is not None else None
-    if entry is None:
-        CLASS_VERDICTS.set(cls, (verdict, epoch))
+    value = VERDICT_EPOCH[0] if verdict is None and cls.__flags__ & _HEAPTYPE else verdict
+    if entry is False:
+        CLASS_VERDICTS.set(cls, value)
     else:
-        CLASS_VERDICTS.values[id(cls)] = (verdict, epoch)
+        CLASS_VERDICTS.values[key] = value
     return verdict
 
 

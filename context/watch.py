@@ -16,12 +16,13 @@ from types import FunctionType
 from .weakcache import IdentityCache
 
 WATCHED = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__qualname__", "__name__", "__init__", "__new__"})
-# class (by id) -> (what calling it runs under the direct strategy, ``instantiate`` or None;
-# the verdict epoch when that was found), see ``resolve.class_verdict``. ``instantiate``
-# runs any class as ``type.__call__`` does, so it stays right whatever changes; None (the
-# class runs no Python code when called) counts in its own epoch only. A new epoch starts
-# when a class's ``__init__`` or ``__new__`` changes under a context and whenever an
-# outermost run starts (a change made natively between runs).
+# class (by id) -> what calling it runs under the direct strategy, see
+# ``resolve.class_verdict``: ``instantiate`` (it runs any class as ``type.__call__`` does, so
+# it stays right whatever changes), None for a static class, or, for a class made at run
+# time that runs no Python code when called, the verdict epoch in which that was found: it
+# counts in that epoch only. A new epoch starts when a class's ``__init__`` or ``__new__``
+# changes under a context and whenever an outermost run starts (a change made natively
+# between runs).
 CLASS_VERDICTS = IdentityCache()
 VERDICT_EPOCH = [0]
 
