@@ -15,6 +15,7 @@ from functools import partial
 from types import FunctionType, ModuleType
 
 from .callbacks import wrap_callbacks
+from .resumed import resumed_arguments
 from .frames import BY_NAME, FRAME_SENSITIVE, call_with_user_globals, makes_a_class
 from .watch import WATCHED, attribute_changed
 from .depth import set_user_recursion_limit, user_recursion_limit
@@ -89,6 +90,8 @@ def native_call(act, f, args, kwargs):
     if is_engine_callable(f):
         return f(*args, **kwargs)  # the engine's own functions act on the current context
     args, kwargs = wrap_callbacks(act, f, args, kwargs)
+    if act.parent is not None and args:  # run under the enclosing context: its generators resume under act
+        args = resumed_arguments(act, f, args)
     guard = act.guard
     if guard is not None and not guard.passes(f):
         return guard.call(f, args, kwargs, partial(_delegate, act, f))

@@ -214,6 +214,22 @@ async def ticker(n):
     return total
 
 
+def counted(f, x):
+    import context
+
+    ctx = context.CountCtx()
+    out = context.overdub(ctx, lambda: (f(x), sum(f(i) for i in range(3)), "".join(str(f(i)) for i in range(2))))
+    return out, sorted(ctx.counts.items())
+
+
+def traced(f, x):
+    import context
+
+    ctx = context.TraceCtx(keep=True)
+    out = context.overdub(ctx, lambda: max((f(i) for i in range(x + 1)), default=None))
+    return out, len(ctx.roots), len(ctx.render().splitlines())
+
+
 def countdown(start):
     state = [start]
 
@@ -268,6 +284,9 @@ STATEMENTS = [
     "acc.append(eval('{f}({a}) + 1'))",
     "acc.append(list(map(operator.add, range({n}), range({a}, {a} + {n}))))",
     "acc.append(operator.methodcaller('m', {n}, k={a})(Sub({a})))",
+    # a context nested in the one the program runs under sees what it sees when outermost
+    "acc.append(counted({f}, {a}))",
+    "acc.append(traced({f}, {n}))",
     """try:
         acc.append(failing({a}))
     except ValueError as exc:

@@ -285,6 +285,24 @@ def test_a_with_block_inside_a_running_context_runs_its_calls_under_the_block_co
     assert STATE.act is None
 
 
+def test_a_with_block_sees_the_calls_of_generators_that_natives_consume():
+    outer, inner, alone = Marks(), Marks(), Marks()
+
+    def body():
+        total = sum(mark_a() or 1 for _ in range(3))  # resumed by sum, a native
+        text = "".join(str(mark_b()) for _ in range(2))
+        pairs = list(zip((mark_c() for _ in range(2)), "ab"))  # resumed later, through zip
+        return total, text, len(pairs)
+
+    def run():
+        with inner:
+            return body()
+
+    assert context.overdub(outer, run) == context.overdub(alone, body) == (3, "NoneNone", 2)
+    assert inner.metadata == alone.metadata == ["mark_a"] * 3 + ["mark_b"] * 2 + ["mark_c"] * 2
+    assert outer.metadata == []  # the block's generators are the block's
+
+
 def test_a_with_block_that_raises_restores_the_enclosing_context():
     outer, inner = Names(), Names()
 
