@@ -5,8 +5,9 @@ A nested context runs natives under the enclosing one, so that the enclosing one
 generator made by rewritten code and consumed by such a native (``sum(f(i) for i in xs)``,
 ``"".join(parts())``) would then run its body under the enclosing context, and the nested
 one would not see its calls, which it sees when it is the outermost. The natives known to
-consume iterables (``CONSUMERS``, and ``join`` of ``str``/``bytes``) get, in place of such a
-generator, an iterator that resumes it with the nested context current. Other natives get
+consume iterables (``CONSUMERS``, and methods such as ``str.join`` and ``list.extend``,
+``METHOD_CONSUMERS``) get, in place of such a generator, an iterator that resumes it with
+the nested context current. Other natives get
 the generator itself (``iter(g) is g``, ``type(g)`` stay as they are).
 """
 
@@ -34,7 +35,12 @@ CONSUMERS = frozenset(id(f) for f in (
     itertools.groupby, itertools.zip_longest, itertools.product, itertools.compress, itertools.pairwise,
     itertools.tee, functools.reduce, collections.deque, heapq.merge, heapq.nlargest, heapq.nsmallest,
 ))
-_JOIN_OWNERS = (str, bytes, bytearray)  # ``sep.join(gen)``
+# methods of built-in objects that iterate their argument: ``sep.join(gen)``, ``xs.extend(gen)``
+METHOD_CONSUMERS = frozenset({
+    (str, "join"), (bytes, "join"), (bytearray, "join"), (list, "extend"), (bytearray, "extend"),
+    (set, "update"), (set, "union"), (dict, "update"), (collections.deque, "extend"),
+    (collections.deque, "extendleft"), (frozenset, "union"),
+})
 
 
 class ResumedUnder:
@@ -65,7 +71,7 @@ class ResumedUnder:
 def _consumes(f):
     if id(f) in CONSUMERS:
         return True
-    return type(f) in BUILTIN_METHOD_TYPES and type(f.__self__) in _JOIN_OWNERS and f.__name__ == "join"
+    return type(f) in BUILTIN_METHOD_TYPES and (type(f.__self__), f.__name__) in METHOD_CONSUMERS
 
 
 def resumed_arguments(act, f, args):

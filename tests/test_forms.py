@@ -292,14 +292,15 @@ def test_a_with_block_sees_the_calls_of_generators_that_natives_consume():
         total = sum(mark_a() or 1 for _ in range(3))  # resumed by sum, a native
         text = "".join(str(mark_b()) for _ in range(2))
         pairs = list(zip((mark_c() for _ in range(2)), "ab"))  # resumed later, through zip
+        pairs.extend(mark_d() for _ in range(1))  # a method of a built-in object
         return total, text, len(pairs)
 
     def run():
         with inner:
             return body()
 
-    assert context.overdub(outer, run) == context.overdub(alone, body) == (3, "NoneNone", 2)
-    assert inner.metadata == alone.metadata == ["mark_a"] * 3 + ["mark_b"] * 2 + ["mark_c"] * 2
+    assert context.overdub(outer, run) == context.overdub(alone, body) == (3, "NoneNone", 3)
+    assert inner.metadata == alone.metadata == ["mark_a"] * 3 + ["mark_b"] * 2 + ["mark_c"] * 2 + ["mark_d"]
     assert outer.metadata == []  # the block's generators are the block's
 
 
