@@ -16,6 +16,27 @@ def note(label):
     return label
 
 
+class Pre(context.Context):
+    """An empty prehook: the direct strategy with a hook (every call site asks ``enter``)."""
+
+    def prehook(self, f, /, *args, **kwargs):
+        pass
+
+
+class Post(context.Context):
+    """An empty posthook: the observing strategy."""
+
+    def posthook(self, out, f, /, *args, **kwargs):
+        pass
+
+
+class OverdubOnly(context.Context):
+    """Overrides only ``overdub``: call sites call it (``STATE.run``)."""
+
+    def overdub(self, f, /, *args, **kwargs):
+        return super().overdub(f, *args, **kwargs)
+
+
 class Recorder(context.Context):
     """Appends ``(name_of(f), args, kwargs)`` to ``self.metadata`` (a list) for every hooked call."""
 

@@ -16,26 +16,12 @@ import pytest
 import context
 from context import Context, overdub
 from context.ready.named import context_factory
+from tests.helpers import OverdubOnly, Post, Pre
 
 sys.path.insert(0, os.path.dirname(__file__))
 from engine_programs import program  # noqa: E402
 
 SEEDS = range(int(os.environ.get("PYCASSETTE_DIFFERENTIAL_SEEDS", "40")))
-
-
-class Pre(Context):
-    def prehook(self, f, /, *args, **kwargs):
-        pass
-
-
-class Post(Context):
-    def posthook(self, out, f, /, *args, **kwargs):
-        pass
-
-
-class OverdubOnly(Context):
-    def overdub(self, f, /, *args, **kwargs):
-        return super().overdub(f, *args, **kwargs)
 
 
 def _named(name):

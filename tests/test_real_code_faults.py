@@ -20,22 +20,7 @@ import pytest
 
 import context
 from context import Context, overdub
-
-
-class Pre(Context):
-    def prehook(self, f, /, *args, **kwargs):
-        pass
-
-
-class Post(Context):
-    def posthook(self, out, f, /, *args, **kwargs):
-        pass
-
-
-class OverdubOnly(Context):
-    def overdub(self, f, /, *args, **kwargs):
-        return super().overdub(f, *args, **kwargs)
-
+from tests.helpers import OverdubOnly, Post, Pre
 
 CONTEXTS = [Context, Pre, Post, OverdubOnly, context.CountCtx, context.TraceCtx]
 
