@@ -44,7 +44,7 @@ from types import FunctionType
 
 from .rewrite import rewrite_code
 from .rewrite.code import code_cache
-from .watch import add_cache, caches, forget_class_verdicts
+from .watch import add_cache, forget_checked
 
 _MONITORING = getattr(sys, "monitoring", None)  # 3.12+
 _tools = []  # sys.monitoring tool ids in use, as of the epoch's start
@@ -53,9 +53,7 @@ _tools = []  # sys.monitoring tool ids in use, as of the epoch's start
 def new_epoch():
     """Start a new epoch: every copy is checked again at its function's next call, and every
     class asked again what calling it runs."""
-    for cache in caches():
-        cache.values.clear()
-    forget_class_verdicts()
+    forget_checked()
     if _MONITORING is not None:
         _tools[:] = [t for t in range(6) if _MONITORING.get_tool(t) is not None]
 

@@ -404,9 +404,14 @@ def pytest_report_header(config):
     return None
 
 
-def _is_async(obj):
+def _function_of(obj):
+    """The function a test item calls: unwrapped, and without its method binding."""
     f = inspect.unwrap(obj) if callable(obj) else obj
-    f = getattr(f, "__func__", f)
+    return getattr(f, "__func__", f)
+
+
+def _is_async(obj):
+    f = _function_of(obj)
     return inspect.iscoroutinefunction(f) or inspect.isasyncgenfunction(f)
 
 
@@ -420,8 +425,7 @@ def pytest_runtest_call(item):
         return (yield)
     if _is_async(original):
         testcase = _unittest_case(item)
-        f = getattr(inspect.unwrap(original), "__func__", original)
-        if testcase is None or not inspect.iscoroutinefunction(f):
+        if testcase is None or not inspect.iscoroutinefunction(_function_of(original)):
             runner.native += 1  # driven by another plugin's event loop
             return (yield)
         # unittest calls the test case's own attribute for a coroutine test (pytest does not

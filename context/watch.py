@@ -27,8 +27,11 @@ CLASS_VERDICTS = IdentityCache()
 VERDICT_EPOCH = [0]
 
 
-def forget_class_verdicts():
-    """Every class found to run no Python code when called is asked again."""
+def forget_checked():
+    """What the current epoch checked is checked again: every function cache's copies (at
+    each function's next call) and what calling a class found to run no Python code runs."""
+    for cache in caches():
+        cache.values.clear()
     VERDICT_EPOCH[0] += 1
 
 
@@ -61,6 +64,4 @@ def attribute_changed(obj):
         for cache in caches():
             cache.forget(key)
     elif isinstance(obj, type):
-        forget_class_verdicts()
-        for cache in caches():  # (the epoch's entries hold the classes' answers too)
-            cache.values.clear()
+        forget_checked()  # (the function caches' entries hold the classes' answers too)
