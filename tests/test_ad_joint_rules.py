@@ -5,8 +5,10 @@ tangent, in fewer array operations (the quotient rule in three, ``x * x`` in two
 give that sum: checked for every joint rule on real and complex values, with one argument
 passed twice; through ``ad.jacobian`` with chunked tangents and broadcasting; and at a
 Python number's singular point, where the per-argument rules give the IEEE answer.
-``all_finite`` may overflow for huge finite values; the exact check then decides.
+``all_finite`` is exact and warns about nothing, for short arrays and long ones.
 """
+
+import warnings
 
 import numpy as np
 import pytest
@@ -97,13 +99,31 @@ def test_quotient_of_arrays_untouched_entries_stay_zero():
     (np.arange(12.0).reshape(3, 4)[:, ::2], True),  # not contiguous
     (np.array([[1.0, np.nan], [2.0, 3.0]]).T, False),
     (np.zeros(0), True),
+    (np.array([1e200, 1.0]), True),  # a sum of squares would overflow
+    (np.full(1 << 16, 1e305), True),  # long: summed, and the sum overflows
+    (np.r_[np.ones(1 << 16), np.nan], False),
+    (np.r_[np.ones(1 << 16), np.inf, -np.inf], False),
+    (np.ones((300, 300))[:, ::2], True),
 ])
 def test_all_finite(a, expected):
-    assert all_finite(a) is expected
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow warning from the check itself
+        assert all_finite(a) is expected
 
 
-def test_huge_finite_values_overflow_the_quick_check_and_stay_exact():
-    assert not all_finite(np.array([1e200, 1.0]))  # the sum of squares overflows: the caller checks exactly
+@pytest.mark.parametrize("n", [3, 1 << 16])
+@pytest.mark.parametrize("backend", [ad.ForwardMode(), ad.ReverseMode()], ids=["forward", "reverse"])
+def test_huge_finite_tangents_give_no_warning_the_function_did_not(n, backend):
+    # the finiteness check of a tangent near 1e160 once warned "overflow encountered in dot"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, t = ad.jvp(lambda x: np.sin(x) * 1e160, np.zeros(n), np.ones(n))
+        g = ad.gradient(lambda x: np.sum(x * 1e160), np.ones(n), backend=backend)
+    np.testing.assert_array_equal(t, np.full(n, 1e160))
+    np.testing.assert_array_equal(g, np.full(n, 1e160))
+
+
+def test_huge_finite_values_stay_exact():
     v = np.array([np.nan, np.inf, 1.0, 1e200])
     with np.errstate(all="ignore"):
         g = ad.gradient(lambda v: np.sum(v ** 2), v, backend=ad.ForwardMode(chunk=4))

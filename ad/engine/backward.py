@@ -76,7 +76,7 @@ def _finite(g):
     if p is None:
         return True
     if type(p) is np.ndarray:
-        return p.dtype.kind not in "fc" or all_finite(p) or bool(np.isfinite(p).all())
+        return p.dtype.kind not in "fc" or all_finite(p)
     try:
         return bool(np.all(np.isfinite(p)))
     except TypeError:  # (not a number: nothing to check)
