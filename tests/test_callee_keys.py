@@ -4,8 +4,10 @@ import gc
 import re
 import weakref
 
+import pytest
+
 import context
-from context.ready.display import CodeKey, callee_key, code_key
+from context.ready.display import IdentityKey, callee_key, identity_key
 
 
 def test_bound_native_methods_of_temporary_objects_share_one_key_per_type_and_name():
@@ -34,18 +36,18 @@ def test_functions_of_one_code_share_an_identity_hashed_key_that_keeps_nothing_a
         return add
 
     a, b = make(1), make(2)
-    assert callee_key(a) is callee_key(b) and type(callee_key(a)) is CodeKey
+    assert callee_key(a) is callee_key(b) and type(callee_key(a)) is IdentityKey
     assert callee_key(a.__get__(object())) is callee_key(a)  # a bound method counts as its function
 
     namespace = {}
     exec("def temp(x):\n    return x\n", namespace)
     code = namespace["temp"].__code__
-    key = code_key(code)
+    key = identity_key(code)
     ref = weakref.ref(code)
     del namespace, code
     gc.collect()
     assert ref() is None  # the key did not keep the code alive
-    assert type(key) is CodeKey
+    assert type(key) is IdentityKey
 
 
 def test_methods_of_native_types_found_in_the_type_have_keys_and_names_of_their_own():
@@ -62,3 +64,52 @@ def test_methods_of_native_types_found_in_the_type_have_keys_and_names_of_their_
     ctx = context.CountCtx()
     context.overdub(ctx, calls_descriptors, "Ab")
     assert ctx.counts == {"str.upper": 2, "str.lower": 1}
+
+
+class _Recorder:
+    """A callable object whose ``__hash__`` and ``__eq__`` record that they ran."""
+
+    ran = []
+
+    def __init__(self, n):
+        self.n = n
+
+    def __call__(self, x):
+        return x + self.n
+
+    def __hash__(self):
+        _Recorder.ran.append("hash")
+        return 1
+
+    def __eq__(self, other):
+        _Recorder.ran.append("eq")
+        return isinstance(other, _Recorder)
+
+
+def _calls_objects(objs):
+    return [o(1) for o in objs]
+
+
+@pytest.mark.parametrize("make", [
+    context.CountCtx, lambda: context.CountCtx(via="monitoring"), lambda: context.CountCtx(via="profile"),
+    context.ProfileCtx, lambda: context.TraceCtx(keep=True), lambda: context.TraceCtx(keep=True, include=["*"]),
+])
+def test_callable_objects_are_keyed_by_identity_without_running_their_hash_or_eq(make):
+    objs = [_Recorder(1), _Recorder(2), _Recorder(1)]
+    _Recorder.ran.clear()
+    ctx = make()
+    assert context.overdub(ctx, _calls_objects, objs) == [2, 3, 2]
+    assert _Recorder.ran == []  # (they ran for the key: equal objects shared one, a mock recorded calls)
+
+
+def test_a_mocks_recorded_calls_are_the_programs_under_a_counting_context():
+    from unittest import mock
+
+    def run(m):
+        m(1)
+        m("x")
+        return m.mock_calls
+
+    native = run(mock.MagicMock(side_effect=lambda v: v))
+    for make in (context.Context, context.CountCtx, context.ProfileCtx, lambda: context.TraceCtx(keep=True)):
+        assert context.overdub(make(), run, mock.MagicMock(side_effect=lambda v: v)) == native

@@ -24,30 +24,33 @@ _BOUND_NATIVE_METHODS = frozenset({type(re.compile("").match), type("".__str__)}
 _NATIVE_DESCRIPTORS = frozenset({type(str.replace), type(object.__init__), type(dict.__dict__["fromkeys"])})
 
 
-class CodeKey:
-    """The key of the functions made from one code object: hashed by identity (hashing a
-    code object reads all of its bytecode and constants, microseconds at every call)."""
+class IdentityKey:
+    """The key of one object while it lives, hashed by identity: a code object (hashing it
+    reads all of its bytecode and constants, microseconds at every call), a class or a
+    callable object (hashing or comparing it would run its own ``__hash__`` and ``__eq__``,
+    user code the program did not call: a mock records them as calls)."""
 
     __slots__ = ()
 
 
-_code_keys = {}  # id(code) -> (weak reference to the code, its CodeKey)
+_identity_keys = {}  # id(obj) -> (weak reference to obj, its IdentityKey)
 
 
-def code_key(code):
-    """The ``CodeKey`` of ``code``: the same object while ``code`` lives (never kept alive by it)."""
-    entry = _code_keys.get(id(code))
-    if entry is not None and entry[0]() is code:
+def identity_key(obj):
+    """The ``IdentityKey`` of ``obj``: the same object while ``obj`` lives (never kept alive by
+    it). ``TypeError`` if ``obj`` takes no weak references."""
+    entry = _identity_keys.get(id(obj))
+    if entry is not None and entry[0]() is obj:
         return entry[1]
-    key = CodeKey()
-    ident = id(code)
+    key = IdentityKey()
+    ident = id(obj)
 
     def forget(_, ident=ident, key=key):
-        current = _code_keys.get(ident)
+        current = _identity_keys.get(ident)
         if current is not None and current[1] is key:
-            del _code_keys[ident]
+            del _identity_keys[ident]
 
-    _code_keys[ident] = (weakref.ref(code, forget), key)
+    _identity_keys[ident] = (weakref.ref(obj, forget), key)
     return key
 
 
@@ -59,7 +62,7 @@ def callee_key(f):
     """
     kind = type(f)
     if kind is FunctionType:
-        return code_key(f.__code__)
+        return identity_key(f.__code__)
     if kind is MethodType:
         return callee_key(f.__func__)
     if kind is BuiltinFunctionType:
@@ -73,11 +76,7 @@ def callee_key(f):
         owner = f.__self__
         return (type(owner) if not isinstance(owner, type) else owner, f.__name__)
     try:
-        hash(f)
-    except TypeError:
-        return type(f)
-    try:
-        return weakref.ref(f)  # a class, a callable object: counted while alive, never kept alive
+        return identity_key(f)  # a class, a callable object: counted while alive, never kept alive
     except TypeError:
         return type(f)  # one key for all callable objects of a type that has no weak references
 

@@ -37,7 +37,7 @@ from typing import Any
 import _lsprof
 
 from ..resolve import is_engine_code
-from .display import code_key
+from .display import identity_key
 
 _METHOD = re.compile(r"<method '([^']+)' of '([^']+)' objects>\Z")
 _BUILTIN = re.compile(r"<built-in method ([^>]+)>\Z")
@@ -132,7 +132,7 @@ def stop(profiler: Any, by_key: dict, names: dict) -> int:
             if key not in names:
                 names[key] = native_name(code)
         else:
-            key = code_key(code)
+            key = identity_key(code)
             if key not in names:
                 if modules is None:
                     modules = _modules_by_file()

@@ -27,7 +27,7 @@ from threading import get_ident
 from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
 
 from ..resolve import is_engine_code
-from .display import callee_key, callee_name, code_key
+from .display import callee_key, callee_name, identity_key
 
 MONITORING = getattr(sys, "monitoring", None)
 # the ids this module may take (sys.monitoring reserves 0-2 for debuggers, coverage and
@@ -91,7 +91,7 @@ class Counting:
             if top[0]:
                 top[0] = False
                 return None
-            key = code_key(code)
+            key = identity_key(code)
             seen[id(code)] = [code, key]
             module = getframe(1).f_globals.get("__name__")
             names[key] = code.co_qualname if module in (None, "builtins") else "%s.%s" % (module, code.co_qualname)
