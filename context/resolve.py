@@ -81,6 +81,27 @@ def lookup_special(cls, name, default=None):
     return default
 
 
+def lookup_attribute(cls, name):
+    """``(lookup_special(cls, name), lookup_special(cls, "__getattr__"))`` in one walk of the MRO
+    (an attribute load asks both; for an instance attribute both walk every class)."""
+    mro = _MRO(cls)
+    if mro is None:
+        return lookup_special(cls, name), lookup_special(cls, "__getattr__")
+    found = fallback = None
+    seen = seen_fallback = False
+    for klass in mro:
+        namespace = _DICT(klass)
+        if not seen and name in namespace:
+            found = namespace[name]
+            seen = True
+        if not seen_fallback and "__getattr__" in namespace:
+            fallback = namespace["__getattr__"]
+            seen_fallback = True
+        if seen and seen_fallback:
+            break
+    return found, fallback
+
+
 def _is_python_code(obj):
     if isinstance(obj, staticmethod):
         obj = obj.__func__

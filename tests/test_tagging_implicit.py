@@ -325,3 +325,30 @@ def test_getattr_fallbacks_warn_from_the_users_frame(under):
     native = _warned_where()
     assert native[1][0][0] == "test_tagging_implicit.py" and native[2] is None
     assert under(_warned_where) == native
+
+
+class _Base:
+    x = "base x"
+
+    def __getattr__(self, name):
+        return name
+
+
+class _Middle(_Base):
+    __getattr__ = None  # found first: CPython's lookup stops here
+
+
+class _Leaf(_Middle):
+    y = "leaf y"
+
+
+class _Plain:
+    z = 1
+
+
+@pytest.mark.parametrize("cls", [_Base, _Middle, _Leaf, _Plain, int, type, object])
+@pytest.mark.parametrize("name", ["x", "y", "z", "__getattr__", "missing", "__init__", "real"])
+def test_one_walk_finds_what_two_lookups_find(cls, name):
+    from context.resolve import lookup_attribute, lookup_special
+
+    assert lookup_attribute(cls, name) == (lookup_special(cls, name), lookup_special(cls, "__getattr__"))

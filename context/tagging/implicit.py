@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ..resolve import is_engine_code, lookup_special
+from ..resolve import is_engine_code, lookup_attribute, lookup_special
 from ..state import STATE
 from .dispatch import dispatch
 from .values import Tagged
@@ -57,10 +57,9 @@ def attribute(obj: Any, name: str) -> Any:
         return _module_attribute(obj, name)
     if kind in _NATIVE_LOOKUPS or issubclass(kind, Tagged):  # (arrays' and tagged values' getters are native or the engine's)
         return getattr(obj, name)
-    fallback = lookup_special(kind, "__getattr__")
+    found, fallback = lookup_attribute(kind, name)
     if fallback is not None:
         return _with_fallback(obj, name, kind, fallback)
-    found = lookup_special(kind, name)
     if found is None or type(found) in _NATIVE_GETTERS:
         return getattr(obj, name)  # an instance attribute, no such attribute, a slot or a method
     getter = _python_getter(found)
