@@ -1,5 +1,6 @@
 """Keys that identify callees for counting, profiling and tracing: cheap, stable, never leaking."""
 
+import functools
 import gc
 import re
 import weakref
@@ -113,3 +114,63 @@ def test_a_mocks_recorded_calls_are_the_programs_under_a_counting_context():
     native = run(mock.MagicMock(side_effect=lambda v: v))
     for make in (context.Context, context.CountCtx, context.ProfileCtx, lambda: context.TraceCtx(keep=True)):
         assert context.overdub(make(), run, mock.MagicMock(side_effect=lambda v: v)) == native
+
+
+class _Proxy:
+    """A callable proxy whose ``__getattr__`` records every attribute it is asked for."""
+
+    asked = []
+
+    def __call__(self, x):
+        return x
+
+    def __getattr__(self, name):
+        _Proxy.asked.append(name)
+        raise AttributeError(name)
+
+
+class _LoudMeta(type):
+    def __repr__(cls):
+        _Proxy.asked.append("repr")
+        return "loud"
+
+
+class _Loud(metaclass=_LoudMeta):
+    pass
+
+
+def _named(fn):
+    class Wrapper:
+        def __init__(self):
+            functools.update_wrapper(self, fn)
+
+        def __call__(self, x):
+            return fn(x)
+
+    return Wrapper()
+
+
+def _calls_proxies(p, w):
+    return p(1), w(2), _Loud()
+
+
+@pytest.mark.parametrize("make", [
+    context.CountCtx, lambda: context.CountCtx(via="monitoring"), context.ProfileCtx, context.PrintCtx,
+    lambda: context.TraceCtx(keep=True),
+])
+def test_naming_a_callee_runs_none_of_its_code(make, capsys):
+    w = _named(abs)
+    _Proxy.asked.clear()
+    ctx = make()
+    context.overdub(ctx, _calls_proxies, _Proxy(), w)
+    assert _Proxy.asked == []  # (naming read __qualname__ and __name__ through __getattr__)
+    if hasattr(ctx, "counts"):
+        names = set(ctx.counts)
+        assert "abs" in names and __name__ + "._Loud" in names and "<_Proxy object>" in names
+
+
+def test_pstats_labels_of_classes_are_types_own_reprs():
+    from context.ready.counting import pstats_label
+
+    _Proxy.asked.clear()
+    assert pstats_label(_Loud) == ("~", 0, "<class '%s._Loud'>" % __name__) and _Proxy.asked == []

@@ -280,7 +280,7 @@ def pstats_label(f: Any) -> tuple[str, int, str]:
     Python functions (and methods of them) are ``(co_filename, co_firstlineno, co_name)``;
     a builtin function is ``<built-in method module.name>`` and a method of a builtin
     object ``<method 'name' of 'type' objects>``, as cProfile names them; a class is its
-    repr (``<class 'int'>``), and any other callee ``<built-in method qualified.name>``.
+    type's own repr (``<class 'int'>``, not a metaclass's), and any other callee ``<built-in method qualified.name>``.
     """
     kind = type(f)
     if kind is MethodType:
@@ -300,8 +300,8 @@ def pstats_label(f: Any) -> tuple[str, int, str]:
         if isinstance(module, str):
             return ("~", 0, "<built-in method %s.%s>" % (module, f.__name__))
         return ("~", 0, "<built-in method %s>" % f.__name__)
-    if isinstance(f, type):
-        return ("~", 0, repr(f))
+    if issubclass(kind, type):
+        return ("~", 0, type.__repr__(f))  # (as cProfile would: not a metaclass's own repr)
     return ("~", 0, "<built-in method %s>" % callee_name(f))
 
 

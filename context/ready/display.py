@@ -6,7 +6,9 @@ import re
 import reprlib
 import weakref
 from functools import partial
-from types import BuiltinFunctionType, CodeType, FunctionType, MethodType, ModuleType
+from inspect import getattr_static
+from types import (BuiltinFunctionType, CodeType, FunctionType, GetSetDescriptorType, MemberDescriptorType,
+                   MethodType, ModuleType)
 
 _REPR = reprlib.Repr()
 _REPR.maxstring = 60
@@ -94,15 +96,40 @@ def callee_name(f, qualified=True):
     if kind in _NATIVE_DESCRIPTORS:  # str.replace, re.Match.group as found in the type
         owner = f.__objclass__
         return _join(owner.__module__ if qualified else None, "%s.%s" % (owner.__qualname__, f.__name__))
-    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
+    if issubclass(kind, type):  # a class: its own name, not what its metaclass's code says
+        name, module = _TYPE_QUALNAME(f), _TYPE_MODULE(f)
+    elif kind is FunctionType or not kind.__flags__ & _HEAPTYPE:  # (a static type's lookup is native)
+        name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
+        module = getattr(f, "__module__", None)
+    else:
+        name = _stored_name(f, "__qualname__") or _stored_name(f, "__name__")
+        module = _stored_name(f, "__module__")
     if not isinstance(name, str):
         if kind.__name__ == "partial":
             return "partial(%s)" % callee_name(f.func, qualified)
         return "<%s object>" % kind.__qualname__
-    module = getattr(f, "__module__", None)
     if module is None and kind.__name__ == "ufunc":
         module = "numpy"
     return _join(module if qualified else None, name)
+
+
+_TYPE_QUALNAME = type.__dict__["__qualname__"].__get__
+_TYPE_MODULE = type.__dict__["__module__"].__get__
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time (by a class statement or a C extension)
+_NATIVE_ATTRIBUTES = (GetSetDescriptorType, MemberDescriptorType)
+
+
+def _stored_name(obj, name):
+    """``obj.name`` if it is a string stored in the object or its class (or made by a native
+    getter), without running any of the object's code: naming a callee must not call its
+    ``__getattr__`` or a property (a proxy would record the reads, a mock make attributes)."""
+    try:
+        value = getattr_static(obj, name)
+        if type(value) in _NATIVE_ATTRIBUTES:
+            value = value.__get__(obj, type(obj))
+    except AttributeError:
+        return None
+    return value if type(value) is str else None
 
 
 _PUBLIC_MODULE = {"_operator": "operator", "_functools": "functools", "_collections": "collections", "posix": "os"}
