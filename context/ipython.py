@@ -233,6 +233,7 @@ _FILTERS = [
     ("--exclude", "exclude", "list"),
     ("--operators", "operators", "flag"),
     ("--limit", "limit", _whole(4)),
+    ("--reprs", "reprs", "flag"),
 ]
 TRACE_OPTIONS = _Options("trace", [("-o --output", "output", str), ("-q --quiet", "quiet", "flag")] + _FILTERS)
 COUNT_OPTIONS = _Options("count", [("--top", "top", _whole(0)), ("--operators", "operators", "flag")])
@@ -240,9 +241,9 @@ PRINT_OPTIONS = _Options("print", [("--results", "results", "flag")] + _FILTERS)
 
 
 def _filters(opts, cell):
-    """The filtering options of ``TraceCtx`` and ``PrintCtx``; the cell's own function is left out."""
+    """The filtering and display options of ``TraceCtx`` and ``PrintCtx``; the cell's own function is left out."""
     return dict(max_depth=opts["depth"], include=opts["include"] or None, exclude=opts["exclude"] + [cell.is_top],
-                operators=opts["operators"], limit=80 if opts["limit"] is None else opts["limit"])
+                operators=opts["operators"], limit=80 if opts["limit"] is None else opts["limit"], reprs=opts["reprs"])
 
 
 def _output_path(path):

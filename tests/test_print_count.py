@@ -126,9 +126,11 @@ def test_print_long_values_are_cut_and_broken_reprs_do_not_stop_the_run():
     def g(a, b):
         return len(a)
 
-    out, lines = printed(g, "x" * 500, Broken(), limit=30)
+    out, lines = printed(g, "x" * 500, Broken(), limit=30, reprs=True)
     assert out == 500
     assert "x" * 30 not in lines[0] and "..." in lines[0] and "<Broken instance at " in lines[0]
+    out, lines = printed(g, "x" * 500, Broken(), limit=None)  # by default its __repr__ is not called
+    assert "Broken object at 0x" in lines[0] and "x" * 500 in lines[0]
 
 
 def test_print_is_transparent():

@@ -179,7 +179,7 @@ def test_receivers_are_shown_only_when_asked(tmp_path):
     plain, shown = tmp_path / "plain.json", tmp_path / "shown.json"
     with TraceCtx(plain) as ctx:
         context.overdub(ctx, use_receivers)
-    with TraceCtx(shown, receivers=True, keep=True) as ctx:
+    with TraceCtx(shown, receivers=True, keep=True, reprs=True) as ctx:
         context.overdub(ctx, use_receivers)
     assert not any("self" in ev["args"] for ev in calls_of(plain))
     selves = {ev["name"]: ev["args"].get("self") for ev in calls_of(shown)}
@@ -188,6 +188,11 @@ def test_receivers_are_shown_only_when_asked(tmp_path):
     kept = tmp_path / "kept.json"
     ctx.write_chrome(kept)  # a kept tree shows objects as they are when it is written
     assert {ev["name"]: ev["args"].get("self") for ev in calls_of(kept)} == dict(selves, **{"list.append": "[2]"})
+    default = tmp_path / "default.json"
+    with TraceCtx(default, receivers=True) as ctx:  # Box's own __repr__ is the program's: not run
+        context.overdub(ctx, use_receivers)
+    box = {ev["name"]: ev["args"].get("self") for ev in calls_of(default)}[name(Box.get)]
+    assert box.startswith("<%s.Box object at 0x" % __name__)
 
 
 # -- max_events ------------------------------------------------------------------------------
@@ -534,7 +539,7 @@ def test_whole_file_writes_follow_symbolic_links_and_write_devices_directly(tmp_
 
 
 def test_argument_text_is_cut_without_building_the_whole_repr():
-    from context.ready.display import format_arguments, short_repr
+    from context.ready.showing import format_arguments, short_repr
 
     document = "x" * 30_000
     assert short_repr(document, 20) == repr(document[:20])[:17] + "..."
@@ -560,7 +565,7 @@ def test_argument_text_is_cut_without_building_the_whole_repr():
 def test_argument_text_quick_paths_give_the_general_paths_text(value, limit):
     # short ASCII strings, small ints and containers of a few such atoms are shown from repr directly:
     # the text must be what the general path (each item shown short, the whole cut to the limit) gives
-    from context.ready import display
+    from context.ready import showing as display
 
     def general(v):
         if type(v) in display._CONTAINERS:
@@ -580,7 +585,7 @@ def test_argument_text_quick_paths_give_the_general_paths_text(value, limit):
 
 
 def test_the_argument_text_cache_keeps_no_value_alive_after_a_run(tmp_path, capsys):
-    from context.ready import display
+    from context.ready import showing as display
 
     def reads(doc):
         return len(doc)

@@ -51,12 +51,12 @@ def context_for(ns: argparse.Namespace, prog: str) -> Context:
         raise UsageError("%s profile: --format pstats writes the profile to a file: give -o FILE (FILE.prof)" % prog)
     try:
         if ns.command == "print":
-            return PrintCtx(None, results=ns.results, qualified=ns.qualified, **filters(ns))
+            return PrintCtx(None, results=ns.results, qualified=ns.qualified, reprs=ns.reprs, **filters(ns))
         if ns.command == "count":
             return CountCtx(ns.types, operators=ns.operators, via=ns.via)
         if ns.command == "profile":
             return ProfileCtx(ns.types, operators=ns.operators)
-        return TraceCtx(None, keep=False, limit=ns.limit, receivers=ns.receivers, **filters(ns))
+        return TraceCtx(None, keep=False, limit=ns.limit, receivers=ns.receivers, reprs=ns.reprs, **filters(ns))
     except (TypeError, ValueError) as exc:
         raise UsageError("%s %s: %s" % (prog, ns.command, exc)) from None
 
@@ -110,7 +110,7 @@ def run_print(ns: argparse.Namespace, output: str | None, target: Target, run: R
         run.paths.append(output)
     lines = Lines(stream)
     run.on_fork.append(lambda: setattr(lines, "on", False))
-    ctx = PrintCtx(lines, results=ns.results, qualified=ns.qualified, **filters(ns))
+    ctx = PrintCtx(lines, results=ns.results, qualified=ns.qualified, reprs=ns.reprs, **filters(ns))
     run.start_progress(progress_for(ns.progress, output not in (None, STDOUT), lambda: lines.lines, interval))
     try:
         status = execute(ctx, target, run)
@@ -234,7 +234,7 @@ def run_trace(ns: argparse.Namespace, output: str | None, target: Target, run: R
     try:
         ctx = TraceCtx(streamed, keep=ns.tree or html, limit=ns.limit,
                        max_events=ns.max_events if streamed is not None else None, receivers=ns.receivers,
-                       values=ns.values, **filters(ns))
+                       values=ns.values, reprs=ns.reprs, **filters(ns))
     except OSError as exc:
         raise OutputFailed(exc) from None
     if streamed is not None:

@@ -109,6 +109,12 @@ def _target_arguments(parser: argparse.ArgumentParser, what: str) -> None:
                         help="arguments for the target: its sys.argv[1:], or the function's positional arguments")
 
 
+def _reprs_argument(parser):
+    parser.add_argument("--reprs", action="store_true",
+                        help="show values with the program's own __repr__ methods (by default none of the "
+                        "program's code runs to show a value: such values are shown as <module.Class object at 0x...>)")
+
+
 def _filter_arguments(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--depth", type=whole, metavar="N", help="%s only calls at most N levels below the top one "
                         "(0: the target alone); deeper calls run natively" % what)
@@ -136,6 +142,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
                    "of standard error")
     p.add_argument("--results", action="store_true", help="also show what each call returned or raised")
     p.add_argument("--qualified", action="store_true", help="show module.qualname names")
+    _reprs_argument(p)
     _filter_arguments(p, "print")
     _target_arguments(p, "printed")
 
@@ -178,6 +185,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     t.add_argument("--no-values", dest="values", action="store_false",
                    help="write no arguments or results into the trace file (the type of a raised exception "
                    "stays): smaller files, written faster")
+    _reprs_argument(t)
     _filter_arguments(t, "record")
     _target_arguments(t, "recorded")
 

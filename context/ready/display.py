@@ -1,20 +1,13 @@
-"""How the ready-made contexts name a callee and show the values of a call."""
+"""How the ready-made contexts name a callee (the values of a call: ``showing``)."""
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 import re
-import reprlib
 import weakref
 from functools import partial
 from inspect import getattr_static
 from types import (BuiltinFunctionType, CodeType, FunctionType, GetSetDescriptorType, MemberDescriptorType,
                    MethodType, ModuleType)
-
-_REPR = reprlib.Repr()
-_REPR.maxstring = 60
-_REPR.maxother = 60
-_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = _REPR.maxarray = 6
-
 
 # bound methods of native objects other than builtin_function_or_method: made anew at each
 # access, so a key made from the object itself would be a new key at every call
@@ -140,155 +133,6 @@ def _join(module, name):
     if not module or module == "builtins":
         return name
     return "%s.%s" % (module, name)
-
-
-_PLAIN_SCALARS = frozenset([float, bool, type(None), complex])
-_BIG = 10**18
-
-
-def short_repr(value, limit=80):
-    """``repr(value)`` cut to about ``limit`` characters; never raises."""
-    kind = type(value)
-    if kind is str:  # the common cases first, without reprlib's dispatch
-        # only what is shown of a long one (a 30 kB document passed at every call)
-        text = repr(value) if limit is None or len(value) <= limit else repr(value[:limit])
-    elif (kind is int and -_BIG < value < _BIG) or kind in _PLAIN_SCALARS:
-        text = repr(value)
-    elif kind in _CONTAINERS and limit is not None:
-        text = _container_repr(value, kind, limit, 3)
-    elif kind is type:
-        text = repr(value) if type(value).__repr__ is type.__repr__ else _long_repr(value)
-    else:
-        text = _long_repr(value)
-    if limit is not None and len(text) > limit:
-        text = text[: max(limit - 3, 1)] + "..."
-    return text
-
-
-_CONTAINER_ITEMS = 6  # items shown of a container, as reprlib does
-
-
-def _container_repr(value, kind, limit, level):
-    """A tuple, list, set, frozenset or dict, its first items shown short (insertion or iteration
-    order, as repr shows them; reprlib sorts sets, which costs more than the call traced)."""
-    if level == 0:
-        return "..."
-    n = len(value)
-    if n <= _CONTAINER_ITEMS and kind is not dict and limit >= _QUICK_REPR:
-        # a few short atoms ((pos, value) results): repr itself, when it says no more than the items would
-        for item in value:
-            k = type(item)
-            if not ((k is str and len(item) <= _SHORT and item.isascii()) or (k is int and -_BIG < item < _BIG)
-                    or k in _PLAIN_SCALARS):
-                break
-        else:
-            text = repr(value)
-            if len(text) <= limit:
-                return text
-    items = []
-    shown = 0
-    length = 0
-    containers = _CONTAINERS
-    for item in (value.items() if kind is dict else value):
-        if shown == _CONTAINER_ITEMS:
-            items.append("...")
-            break
-        shown += 1
-        if kind is dict:
-            k, v = item
-            text = "%s: %s" % (_item_repr(k, limit, level), _item_repr(v, limit, level))
-        elif type(item) in containers:
-            text = _container_repr(item, type(item), limit, level - 1)
-        else:
-            text = short_repr(item, limit)
-        items.append(text)
-        length += len(text)
-        if length > limit:  # already longer than what is shown
-            items.append("...")
-            break
-    body = ", ".join(items)
-    if kind is tuple:
-        return "(%s,)" % body if n == 1 else "(%s)" % body
-    if kind is list:
-        return "[%s]" % body
-    if kind is dict:
-        return "{%s}" % body
-    if not n:
-        return "%s()" % kind.__name__
-    return "{%s}" % body if kind is set else "frozenset({%s})" % body
-
-
-def _item_repr(item, limit, level):
-    kind = type(item)
-    if kind in _CONTAINERS:
-        return _container_repr(item, kind, limit, level - 1)
-    return short_repr(item, limit)
-
-
-_CONTAINERS = frozenset([tuple, list, set, frozenset, dict])
-
-
-def _long_repr(value):
-    try:
-        text = _REPR.repr(value)
-    except Exception as exc:  # a half-built object, a broken __repr__: say so, do not stop the run
-        text = "<%s object (repr failed: %s)>" % (type(value).__qualname__, type(exc).__name__)
-    return text
-
-
-def format_arguments(args, kwargs, limit=80):
-    """``a, b, k=v`` for a call's arguments, each value cut to ``limit`` characters."""
-    # short ASCII strings and small ints as they are (most arguments): the test _container_repr makes of
-    # its items, written in line here (a function call per argument would cost what it saves)
-    if limit is not None and limit >= _QUICK_REPR:
-        shown = [repr(a) if (type(a) is str and len(a) <= _SHORT and a.isascii()) or (type(a) is int and -_BIG < a < _BIG)
-                 else _argument_repr(a, limit) for a in args]
-    else:
-        shown = [_argument_repr(a, limit) for a in args]
-    if kwargs:
-        shown.extend("%s=%s" % (k, _argument_repr(v, limit)) for k, v in kwargs.items())
-    return ", ".join(shown)
-
-
-# Values that code passes again and again (a document, a set of characters) are shown from
-# a cache: id(value) -> (value, limit, text). Holding the value keeps its id from being
-# reused while it is cached; the cache is emptied when it fills and at the end of each
-# top-level traced or printed call (``forget_shown``). Only values that hold no other
-# object a program could watch are cached: strings, bytes, and frozensets of strings and
-# numbers. A tuple is never held: code sees the extra reference (itertools reuses a result
-# tuple only while nothing else holds it) and the objects in it would outlive their last
-# use (weak references, ``__del__``).
-_SHOWN = {}
-_SHOWN_MAX = 512
-_CACHED_KINDS = frozenset([str, frozenset, bytes])
-_ATOMS = frozenset([str, bytes, int, float, bool, type(None)])
-
-
-def forget_shown():
-    """Empty the cache of argument texts (a top-level call ended)."""
-    _SHOWN.clear()
-
-
-_SHORT = 16  # characters: a string this short is shown from its repr, not from the cache
-_QUICK_REPR = 2 + 4 * _SHORT  # the longest repr of such a string if ASCII ("\x00" escapes), and of an int below _BIG
-
-
-def _argument_repr(value, limit):
-    kind = type(value)
-    if kind not in _CACHED_KINDS or (kind is str and len(value) <= _SHORT):
-        return short_repr(value, limit)
-    entry = _SHOWN.get(id(value))
-    if entry is not None and entry[0] is value and entry[1] == limit:
-        return entry[2]
-    text = short_repr(value, limit)
-    if kind is frozenset:
-        atoms = _ATOMS
-        if not all(type(item) in atoms for item in value):
-            return text  # holding it would keep the objects in it alive
-    if len(_SHOWN) >= _SHOWN_MAX:
-        _SHOWN.clear()
-    _SHOWN[id(value)] = (value, limit, text)
-    return text
 
 
 def code_of(f):

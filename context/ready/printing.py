@@ -9,7 +9,8 @@ from collections.abc import Callable, Iterable
 from typing import IO, Any, Union
 
 from ..base import Context
-from .display import callee_name, forget_shown, format_arguments, short_repr
+from .display import callee_name
+from .showing import forget_shown, format_arguments, short_repr
 from .filters import CalleeFilter
 from .options import OperatorsOption, check_max_depth
 
@@ -26,12 +27,15 @@ class PrintCtx(OperatorsOption, Context):
     shown and run natively. ``include``/``exclude``: see ``context.ready.filters.CalleeFilter``;
     the descendants of a call not shown are still shown, indented under its nearest shown
     ancestor. ``qualified=True`` shows ``module.qualname`` names. ``operators=True`` shows
-    operators as calls of ``operator.*``. ``limit``: characters per value shown.
+    operators as calls of ``operator.*``. ``limit``: characters per value shown. ``reprs=True``
+    shows values with the program's own ``__repr__`` methods (by default printing runs none of
+    the program's code: see ``context.ready.showing``).
     """
 
     def __init__(self, file: IO[str] | Callable[[str], object] | None = None, *, results: bool = False,
                  max_depth: int | None = None, include: Patterns = None, exclude: Patterns = None,
-                 qualified: bool = False, operators: bool = False, limit: int | None = 80) -> None:
+                 qualified: bool = False, operators: bool = False, limit: int | None = 80,
+                 reprs: bool = False) -> None:
         super().__init__(metadata=None)
         self.file = file
         self.results = results
@@ -39,6 +43,7 @@ class PrintCtx(OperatorsOption, Context):
         self.filter = CalleeFilter(include, exclude)
         self.qualified = qualified
         self.limit = limit
+        self.reprs = bool(reprs)
         self._depth = 0  # depth of the call being run
         self._indent = 0  # shown calls enclosing it
         self._pending = None  # a shown call's line, held back until its result or first shown child
@@ -73,7 +78,7 @@ class PrintCtx(OperatorsOption, Context):
         shown = self.filter.shows(f)
         if shown:
             pad = "  " * self._indent
-            line = "%s%s(%s)" % (pad, callee_name(f, self.qualified), format_arguments(args, kwargs, self.limit))
+            line = "%s%s(%s)" % (pad, callee_name(f, self.qualified), format_arguments(args, kwargs, self.limit, self.reprs))
             if self.results:  # held back: a call with no shown children gets its result on the same line
                 self._flush()
                 self._pending = line
@@ -85,7 +90,7 @@ class PrintCtx(OperatorsOption, Context):
             out = Context.overdub(self, f, *args, **kwargs)
         except BaseException as exc:
             if shown and self.results:
-                self._finish(line, pad, "raised " + short_repr(exc, self.limit))
+                self._finish(line, pad, "raised " + short_repr(exc, self.limit, self.reprs))
             raise
         finally:
             self._depth = depth
@@ -94,5 +99,5 @@ class PrintCtx(OperatorsOption, Context):
             if not depth:
                 forget_shown()  # the run's argument texts keep none of its values alive
         if shown and self.results:
-            self._finish(line, pad, short_repr(out, self.limit))
+            self._finish(line, pad, short_repr(out, self.limit, self.reprs))
         return out

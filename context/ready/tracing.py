@@ -24,7 +24,8 @@ from ..base import Context
 from ..clock import CLOCK_STATE as _CLOCK, clock_ns
 from ..state import STATE as _STATE
 from .chrome import ChromeTraceWriter, event_head, event_tail, write_records
-from .display import code_of, callee_key, callee_name, forget_shown, format_arguments, short_repr
+from .display import code_of, callee_key, callee_name
+from .showing import forget_shown, format_arguments, short_repr
 from .filters import CalleeFilter
 from .options import OperatorsOption, check_max_depth
 from .printing import Patterns
@@ -140,6 +141,10 @@ class TraceCtx(OperatorsOption, Context):
     arguments or results into the file (the type of a raised exception stays): smaller
     files, written faster; the kept tree still holds them. ``receivers=True`` also shows
     the object a method is bound to (``self``) in the trace files, as ``args.self``.
+    ``reprs=True`` shows values with the program's own ``__repr__`` methods; by default the
+    recording runs none of the program's code (see ``context.ready.showing``): such values are
+    shown as ``<module.Class object at 0x...>``, dataclasses, named tuples, enum members and
+    containers by what they hold.
 
     A file that cannot be written (a full disk) does not stop the traced program: the
     file is removed, ``file_error`` holds the ``OSError``, and a ``TraceFileWarning`` says so
@@ -151,7 +156,7 @@ class TraceCtx(OperatorsOption, Context):
     def __init__(self, file: str | os.PathLike[str] | None = None, *, keep: bool | None = None,
                  max_depth: int | None = None, include: Patterns = None, exclude: Patterns = None,
                  operators: bool = False, limit: int | None = 80, max_events: int | None = None,
-                 receivers: bool = False, values: bool = True) -> None:
+                 receivers: bool = False, values: bool = True, reprs: bool = False) -> None:
         super().__init__(metadata=None)
         self.max_depth = check_max_depth(max_depth, "TraceCtx")
         self.filter = CalleeFilter(include, exclude)
@@ -165,6 +170,7 @@ class TraceCtx(OperatorsOption, Context):
         self.max_events = max_events
         self.receivers = bool(receivers)
         self.values = bool(values)
+        self.reprs = bool(reprs)
         self.keep = (file is None) if keep is None else bool(keep)
         self.roots = _Roots()
         self._calls = 0  # counted on the general path; the lean path counts the kept tree
@@ -281,7 +287,7 @@ class TraceCtx(OperatorsOption, Context):
             rec.start_ns = start
         if writer is not None:
             head, tail = self._head(f)
-            writer.begin(head, format_arguments(args, kwargs, self.limit) if self.values else None, start,
+            writer.begin(head, format_arguments(args, kwargs, self.limit, self.reprs) if self.values else None, start,
                          self._receiver_text(f) if self.receivers else None, tail)
         act = _STATE.act
         try:
@@ -310,7 +316,7 @@ class TraceCtx(OperatorsOption, Context):
         start = writer.opened((clock[3]() if clock[1] is None else clock[1]) - clock[0])
         ids = writer._ids
         values = self.values
-        args_text = format_arguments(args, kwargs, self.limit) if values else None
+        args_text = format_arguments(args, kwargs, self.limit, self.reprs) if values else None
         act = _STATE.act
         try:
             if act is not None and act.ctx is self:
@@ -322,12 +328,12 @@ class TraceCtx(OperatorsOption, Context):
             lists.pop()
             if writer._fh is not None:
                 writer.complete(head, start, ids, args_text, "exception",
-                                short_repr(exc, self.limit) if values else type(exc).__qualname__, end, None, tail)
+                                short_repr(exc, self.limit, self.reprs) if values else type(exc).__qualname__, end, None, tail)
             raise
         end = (clock[3]() if clock[1] is None else clock[1]) - clock[0]
         lists.pop()
         if writer._fh is not None:
-            writer.complete(head, start, ids, args_text, "result", short_repr(out, self.limit) if values else None,
+            writer.complete(head, start, ids, args_text, "result", short_repr(out, self.limit, self.reprs) if values else None,
                             end, None, tail)
         return out
 
@@ -343,7 +349,7 @@ class TraceCtx(OperatorsOption, Context):
         if writer is not None:
             if writer._fh is not None:
                 if self.values:
-                    writer.end(outcome, short_repr(value, self.limit), end)
+                    writer.end(outcome, short_repr(value, self.limit, self.reprs), end)
                 else:
                     writer.end(outcome, type(value).__qualname__ if outcome == "exception" else None, end)
             if not depth:
@@ -382,11 +388,11 @@ class TraceCtx(OperatorsOption, Context):
 
     def _receiver_text(self, f):
         owner = receiver_of(f)
-        return None if owner is _NO_RECEIVER else short_repr(owner, self.limit)
+        return None if owner is _NO_RECEIVER else short_repr(owner, self.limit, self.reprs)
 
     def _other_data(self):
         return {"recorder": "pycassette TraceCtx", "python": platform.python_version(),
-                "clock": "perf_counter_ns without the engine's rewriting (context.clock.clock_ns)", "values": ("repr, cut to %s characters" % self.limit) if self.values else "not recorded"}
+                "clock": "perf_counter_ns without the engine's rewriting (context.clock.clock_ns)", "values": ("%s, cut to %s characters" % ("repr" if self.reprs else "repr without the program's __repr__ methods", self.limit)) if self.values else "not recorded"}
 
     # -- what was recorded ------------------------------------------------------------
 
@@ -403,7 +409,7 @@ class TraceCtx(OperatorsOption, Context):
         """
         self._kept("render")
         check_max_depth(max_depth, "TraceCtx.render")
-        return render_tree(self.roots, max_depth, self.limit if limit is None else _check_limit(limit))
+        return render_tree(self.roots, max_depth, self.limit if limit is None else _check_limit(limit), reprs=self.reprs)
 
     def write_chrome(self, path: str | os.PathLike[str]) -> int:
         """Write the kept call tree to ``path`` as a Chrome trace-event JSON file; returns the number of calls.
@@ -414,6 +420,7 @@ class TraceCtx(OperatorsOption, Context):
         """
         self._kept("write_chrome")
         limit = self.limit
+        reprs = self.reprs
         receivers = self.receivers
 
         values = self.values
@@ -421,14 +428,14 @@ class TraceCtx(OperatorsOption, Context):
         def describe(rec):
             head, tail = self._head(rec.callee)
             receiver = self._receiver_text(rec.callee) if receivers else None
-            return head, format_arguments(rec.args, rec.kwargs, limit) if values else None, receiver, tail
+            return head, format_arguments(rec.args, rec.kwargs, limit, reprs) if values else None, receiver, tail
 
         def outcome(rec):
             if rec.exception is not None:
-                return "exception", short_repr(rec.exception, limit) if values else type(rec.exception).__qualname__
+                return "exception", short_repr(rec.exception, limit, reprs) if values else type(rec.exception).__qualname__
             if rec.end_ns is None:
-                return "unfinished", outcome_text(rec, limit) if values else None
-            return "result", short_repr(rec.result, limit) if values else None
+                return "unfinished", outcome_text(rec, limit, reprs) if values else None
+            return "result", short_repr(rec.result, limit, reprs) if values else None
 
         return write_records(path, self.roots, t0_ns=self.t0_ns, describe=describe, outcome=outcome,
                              threads=self.roots.threads, other_data=self._other_data(), tid=self.tid)
