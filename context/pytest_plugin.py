@@ -138,6 +138,7 @@ class _TraceFiles:
         self.used = set()  # file names given out in this run
         self.written = []  # paths of the files written
         self.session = None  # the session's TraceCtx
+        self.warnings = []  # what the trace files' writers warned about, shown in the summary
 
     def path_for(self, nodeid):
         stem = trace_file_stem(nodeid)
@@ -156,9 +157,11 @@ class _TraceFiles:
             if self.session is None:
                 name = "session.json" if self.worker is None else "session-%s.json" % self.worker
                 self.session = TraceCtx(os.path.join(self.folder, name))
+                self.session._writer.on_warning = self.warnings.append
                 self.written.append(self.session.file)
             return self.session, False
         ctx = TraceCtx(self.path_for(nodeid))
+        ctx._writer.on_warning = self.warnings.append  # (in the summary: a test's outcome is not the trace's)
         self.written.append(ctx.file)
         return ctx, True
 
@@ -486,3 +489,5 @@ def pytest_terminal_summary(terminalreporter, config):
                                              traces.folder)
         terminalreporter.write_line("pycassette: Chrome trace %s (open in https://ui.perfetto.dev, "
                                     "chrome://tracing or https://www.speedscope.app)" % where)
+        for message in traces.warnings:
+            terminalreporter.write_line("pycassette: " + message)

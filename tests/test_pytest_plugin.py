@@ -229,6 +229,29 @@ def test_trace_writes_one_file_per_test(pytester):
     assert "AssertionError" in top["args"]["exception"]
 
 
+def test_a_trace_files_warning_is_in_the_summary_not_the_tests_outcome(pytester, monkeypatch):
+    # a test that records its warnings, under warnings made errors, with a trace file over the size limit
+    from context.ready.chrome import ChromeTraceWriter
+
+    monkeypatch.setattr(ChromeTraceWriter, "warn_bytes", 2_000)
+    pytester.makepyfile(test_big="""
+        import warnings
+
+        def step(i):
+            return i + 1
+
+        def test_many_calls():
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                for i in range(300):
+                    step(i)
+            assert seen == []
+    """)
+    result = pytester.runpytest_inprocess(*FAST, "-W", "error", "--context=trace")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["pycassette: TraceCtx: the trace file *test_big.test_many_calls.json is over 0 MB*"])
+
+
 def test_trace_dir_and_one_file_per_session(pytester):
     pytester.makepyfile(test_suite=SUITE)
     result = pytester.runpytest(*FAST, "--context=trace", "--context-trace-dir", "traces/here",

@@ -245,6 +245,23 @@ def test_size_warning_once(tmp_path, monkeypatch):
     assert chrome.WARN_BYTES == 100_000_000  # the default: 100 MB
 
 
+def loop_recording_warnings(n):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        loop(n)
+    return [str(w.message) for w in seen]
+
+
+def test_the_traced_program_never_sees_a_trace_files_warning(tmp_path, monkeypatch):
+    monkeypatch.setattr(ChromeTraceWriter, "warn_bytes", 5_000)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        with TraceCtx(tmp_path / "big.json") as ctx:
+            assert context.overdub(ctx, loop_recording_warnings, 600) == []  # the program's warnings: none
+    (message,) = trace_warnings(record)  # given when the run ended
+    assert "is over" in message
+
+
 def loop_and_finish(n, done):
     loop(n)
     done.append(True)

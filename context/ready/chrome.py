@@ -241,7 +241,8 @@ class ChromeTraceWriter:
         self._reported = False  # the error was warned about
         self._size_warned = False
         self._open = []  # per call begun and not yet ended: (head, start, ids, args_text, receiver, tail)
-        self._pending = []  # warnings that could not be given when they arose (warnings made errors)
+        self._pending = []  # warnings that arose during a run, given at its end
+        self.on_warning = None  # a callable taking each warning's text instead of the warnings module
         self._last_ns = -1  # the last timestamp given, relative to t0_ns: the next one is later
         self._other = dict(other_data or {})
         self._meta = [metadata_event("process_name", self.pid, self.pid, process or process_name())]
@@ -415,15 +416,15 @@ class ChromeTraceWriter:
             pass
 
     def _warn(self, message, now=False):
-        """Warn; ``now`` (in the middle of a run): if warnings are errors, at the next checkpoint instead,
-        so that the traced program never sees the exception."""
+        """Warn (through ``on_warning`` if set); ``now`` (in the middle of a run): at the next
+        checkpoint instead, when the run has ended, so that the traced program never sees the
+        warning (its ``warnings.catch_warnings`` would record it, an error filter raise it there)."""
         if now:
-            try:
-                warnings.warn("TraceCtx: " + message, TraceFileWarning, stacklevel=5)
-            except Exception:
-                self._pending.append(message)
-            return
-        warnings.warn("TraceCtx: " + message, TraceFileWarning, stacklevel=4)
+            self._pending.append(message)
+        elif self.on_warning is not None:
+            self.on_warning("TraceCtx: " + message)
+        else:
+            warnings.warn("TraceCtx: " + message, TraceFileWarning, stacklevel=4)
 
     def _report(self):
         while self._pending:
