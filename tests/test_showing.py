@@ -201,3 +201,60 @@ def test_the_command_line_takes_reprs(tmp_path, capsys):
     assert cli.main(["trace", "--reprs", "-o", str(trace), "--include", "*show", str(script)]) == 0
     events = [e for e in json.loads(trace.read_text())["traceEvents"] if e.get("ph") == "X"]
     assert [e["args"]["args"] for e in events] == ["Box!"]
+
+
+class LoggedModule(types.ModuleType):
+    def __getattribute__(self, name):
+        RAN.append("LoggedModule.__getattribute__")
+        return types.ModuleType.__getattribute__(self, name)
+
+
+class MutatingKey(str):
+    def __str__(self):
+        RAN.append("MutatingKey.__str__")
+        return "changed"
+
+
+def test_modules_and_keywords_are_shown_from_what_they_store():
+    RAN.clear()
+    assert short_repr(LoggedModule("mod")) == "<LoggedModule 'mod'>"
+    assert short_repr(json).startswith("<module 'json' from ")
+    p = functools.partial(max, **{MutatingKey("key"): [1]})
+    assert short_repr(p, limit=None) == "functools.partial(<built-in function max>, key=[1])"
+    assert RAN == []
+
+
+def test_the_standard_librarys_test_suites_are_programs_too():
+    import os
+
+    from context.ready.showing import _trusted_file
+
+    stdlib = os.path.dirname(os.__file__)
+    assert _trusted_file(os.path.join(stdlib, "collections", "__init__.py"))
+    assert not _trusted_file(os.path.join(stdlib, "test", "test_class.py"))
+    assert not _trusted_file(os.path.join(stdlib, "site-packages", "attr", "_make.py"))
+    assert not _trusted_file("<string>")  # exec'd code: the program's (a repr exec'd by dataclasses is handled apart)
+
+
+def test_bound_methods_and_slices_show_their_parts_without_the_programs_reprs():
+    box = Loud(1)
+    RAN.clear()
+    assert short_repr(box.__iter__, limit=None) == "<bound method Loud.__iter__ of %s>" % _object_text(box)
+    assert short_repr(slice(box, 2), limit=None) == "slice(%s, 2, None)" % _object_text(box)
+    assert RAN == []
+
+
+def test_subclasses_of_the_standard_librarys_containers_are_shown_from_what_they_store():
+    class MyPartial(functools.partial):
+        pass
+
+    RAN.clear()
+    p = MyPartial(max, **{MutatingKey("key"): [1]})
+    assert short_repr(p, limit=None) == "MyPartial(<built-in function max>, key=[1])"
+    assert RAN == []
+
+
+def test_a_value_that_holds_itself_is_shown_once():
+    p = functools.partial(max)
+    p.__setstate__((max, (p,), {}, None))
+    assert short_repr(p, limit=None) == "functools.partial(<built-in function max>, ...)"

@@ -19,12 +19,14 @@ import enum
 import os
 import reprlib
 import sys
+import weakref
 from collections import ChainMap, UserDict, UserList
 from functools import partial
 from itertools import islice
-from types import FunctionType, MemberDescriptorType, SimpleNamespace
+from types import FunctionType, MemberDescriptorType, MethodType, ModuleType, SimpleNamespace
 
 from ..resolve import lookup_special
+from .display import callee_name
 
 
 class _ProgramFreeRepr(reprlib.Repr):
@@ -46,6 +48,7 @@ def _cut_repr(kind):
 
 _REPR = _cut_repr(reprlib.Repr)
 _PROGRAM_FREE_REPR = _cut_repr(_ProgramFreeRepr)
+_REPRLIB_KINDS = frozenset(name[5:] for name in dir(reprlib.Repr) if name.startswith("repr_")) - {"instance"}
 
 
 _PLAIN_SCALARS = frozenset([float, bool, type(None), complex])
@@ -70,8 +73,8 @@ def short_repr(value, limit=80, reprs=False):
         text = _long_repr(value, _REPR)
     else:
         text = _without_program_code(value, kind, limit)
-        if text is None:
-            text = _long_repr(value, _PROGRAM_FREE_REPR)
+        if text is None:  # (reprlib's containers, a deque, show their items: each as here)
+            text = _long_repr(value, _PROGRAM_FREE_REPR if kind.__name__ in _REPRLIB_KINDS else _REPR)
     if limit is not None and len(text) > limit:
         text = text[: max(limit - 3, 1)] + "..."
     return text
@@ -159,7 +162,8 @@ def format_arguments(args, kwargs, limit=80, reprs=False):
     else:
         shown = [_argument_repr(a, limit, reprs) for a in args]
     if kwargs:
-        shown.extend("%s=%s" % (k, _argument_repr(v, limit, reprs)) for k, v in kwargs.items())
+        shown.extend("%s=%s" % (k if type(k) is str else _key_text(k), _argument_repr(v, limit, reprs))
+                     for k, v in kwargs.items())
     return ", ".join(shown)
 
 
@@ -210,6 +214,8 @@ _TYPE_REPR = type.__repr__
 _OBJECT_REPR = object.__repr__
 _EXCEPTION_ARGS = BaseException.__dict__["args"].__get__
 _OBJECT_DICT = object.__getattribute__
+_TYPE_MRO = type.__dict__["__mro__"].__get__
+_MODULE_DICT = ModuleType.__dict__["__dict__"].__get__
 _BASES = (list, tuple, dict, set, frozenset)
 
 
@@ -217,48 +223,115 @@ def _without_program_code(value, kind, limit):
     """The text of ``value`` where its repr would run the program's code or show what it stores
     through code that can (a subclass of a container, an exception's arguments), else None:
     its repr runs no code of the program's own."""
+    found = lookup_special(kind, "__repr__")
+    entry = _showers.get(id(kind))
+    if entry is None or entry[0]() is not kind or entry[1] is not found:  # (a class can be given a repr)
+        if len(_showers) >= _SHOWERS_MAX:
+            _showers.clear()
+        entry = (weakref.ref(kind), found, _shower(kind, found))
+        _showers[id(kind)] = entry
+    show = entry[2]
+    if show is None:
+        return None
+    if id(value) in _BEING_SHOWN:  # it holds itself (a partial among its own arguments)
+        return "..."
+    _BEING_SHOWN.add(id(value))
+    try:
+        return show(value, kind, limit)
+    except Exception as exc:  # a half-built object (a partial before its __init__): say so, never raise
+        return "<%s object (not shown: %s)>" % (kind.__qualname__, type(exc).__name__)
+    finally:
+        _BEING_SHOWN.discard(id(value))
+
+
+_BEING_SHOWN = set()  # ids of the values whose parts are being shown
+
+
+_showers = {}  # id(type) -> (weak reference to it, its __repr__, how its values are shown or None: repr)
+_SHOWERS_MAX = 4096
+
+
+def _shower(kind, found):
+    """How values of ``kind`` are shown, ``text = show(value, kind, limit)``, or None where
+    their repr runs no code of the program's own."""
     if issubclass(kind, type):  # a class (whatever its metaclass's repr says)
-        return _TYPE_REPR(value)
+        return lambda value, kind, limit: _TYPE_REPR(value)
     if issubclass(kind, BaseException):
-        return "%s(%s)" % (kind.__qualname__, format_arguments(_EXCEPTION_ARGS(value), None, limit))
+        return _exception_text
     if issubclass(kind, _BASES):
-        return _subclass_text(value, kind, limit)
+        return _subclass_shower(kind)
     if issubclass(type(kind), enum.EnumType):
-        try:
-            name = _OBJECT_DICT(value, "__dict__").get("_name_")
-        except AttributeError:
-            name = None
-        if type(name) is str:
-            return "%s.%s" % (kind.__qualname__, name)
-    view = _STORED_VIEWS.get(kind)
-    if view is not None:
-        return "%s(%s)" % (view[0], view[1](value, limit))
+        return _member_text
+    if issubclass(kind, ModuleType) and kind is not ModuleType:  # its repr reads attributes through its class
+        return _module_text
+    names = [(c.__module__, c.__qualname__) for c in _TYPE_MRO(kind)]
+    for stored, view in _STORED_VIEWS.items():
+        # a subclass, or a copy of the type from a module imported afresh (as CPython's tests make)
+        if (stored.__module__, stored.__qualname__) in names:
+            name = view[0] if names[0] == (stored.__module__, stored.__qualname__) else kind.__name__
+            return lambda value, kind, limit, show=view[1]: "%s(%s)" % (name, show(value, limit))
+    if kind is MethodType:  # its repr shows the receiver's
+        return _method_text
+    program = _is_programs(found)
     fields = lookup_special(kind, "__dataclass_fields__")
-    if type(fields) is dict and not _runs_program_code(kind):  # the repr dataclasses made: its fields
-        return _dataclass_text(value, kind, fields, limit)
+    if type(fields) is dict and not program:  # the repr dataclasses made: its fields
+        return lambda value, kind, limit: _dataclass_text(value, kind, fields, limit)
     np = sys.modules.get("numpy")
-    if np is not None and issubclass(kind, np.ndarray) and value.dtype.hasobject:
+    if np is not None and issubclass(kind, np.ndarray) and not program:
+        return _array_text
+    return (lambda value, kind, limit: _OBJECT_REPR(value)) if program else None
+
+
+def _exception_text(value, kind, limit):
+    return "%s(%s)" % (kind.__qualname__, format_arguments(_EXCEPTION_ARGS(value), None, limit))
+
+
+def _module_text(value, kind, limit):
+    name = _MODULE_DICT(value).get("__name__")
+    return "<%s %s>" % (kind.__qualname__, short_repr(name, limit))
+
+
+def _key_text(key):
+    """A keyword's name: a ``str`` subclass's own characters (not its ``__str__``)."""
+    return str.__str__(key) if issubclass(type(key), str) else short_repr(key)
+
+
+def _method_text(value, kind, limit):
+    return "<bound method %s of %s>" % (callee_name(value.__func__, False), short_repr(value.__self__, limit))
+
+
+def _member_text(value, kind, limit):
+    try:
+        name = _OBJECT_DICT(value, "__dict__").get("_name_")
+    except AttributeError:
+        name = None
+    return "%s.%s" % (kind.__qualname__, name) if type(name) is str else _OBJECT_REPR(value)
+
+
+def _array_text(value, kind, limit):
+    if value.dtype.hasobject:  # its repr shows the objects' reprs
         return "<%s of shape %s, dtype object>" % (kind.__qualname__, value.shape)
-    if _runs_program_code(kind):
-        return _OBJECT_REPR(value)
-    return None
+    return _long_repr(value, _REPR)
 
 
-def _subclass_text(value, kind, limit):
-    """``Name(items)`` of a subclass of a built-in container, from the items it stores (the
-    base type's own iteration, not an override); a named tuple's fields by name."""
+def _subclass_shower(kind):
+    """How a subclass of a built-in container is shown: ``Name(items)`` from the items it stores
+    (the base type's own iteration, not an override); a named tuple's fields by name."""
     base = next(b for b in _BASES if issubclass(kind, b))
-    items = dict.items(value) if base is dict else base.__iter__(value)
-    first = base(islice(items, _CONTAINER_ITEMS + 1))  # what is shown, and whether there is more
-    size = base.__len__(value)
-    if limit is None:
-        limit = _UNCUT
     fields = lookup_special(kind, "_fields") if base is tuple else None
-    if type(fields) is tuple and len(fields) == size and all(type(f) is str for f in fields):
-        inner = format_arguments((), dict(zip(fields, first)), limit)
-    else:
-        inner = _container_repr(first, base, limit, 3, False)  # (a seventh item shows as "...")
-    return "%s(%s)" % (kind.__qualname__, inner)
+    if type(fields) is tuple and all(type(f) is str for f in fields):
+        def show(value, kind, limit):
+            if tuple.__len__(value) == len(fields):
+                return "%s(%s)" % (kind.__qualname__, format_arguments((), dict(zip(fields, tuple.__iter__(value))), limit))
+            return _subclass_text(value, kind, limit, tuple)
+        return show
+    return lambda value, kind, limit: _subclass_text(value, kind, limit, base)
+
+
+def _subclass_text(value, kind, limit, base):
+    items = dict.items(value) if base is dict else base.__iter__(value)
+    first = base(islice(items, _CONTAINER_ITEMS + 1))  # what is shown (a seventh item shows as "...")
+    return "%s(%s)" % (kind.__qualname__, _container_repr(first, base, _UNCUT if limit is None else limit, 3, False))
 
 
 def _dataclass_text(value, kind, fields, limit):
@@ -296,6 +369,7 @@ _STORED_VIEWS = {
     UserDict: ("UserDict", lambda v, limit: short_repr(_OBJECT_DICT(v, "__dict__").get("data"), limit)),
     UserList: ("UserList", lambda v, limit: short_repr(_OBJECT_DICT(v, "__dict__").get("data"), limit)),
     ChainMap: ("ChainMap", lambda v, limit: _items_text(_OBJECT_DICT(v, "__dict__").get("maps", ()), limit)),
+    slice: ("slice", lambda v, limit: _items_text((v.start, v.stop, v.step), limit)),
 }
 _FIELD = getattr(dataclasses, "_FIELD", None)
 
@@ -306,9 +380,9 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 _OURS = tuple(os.path.join(_ROOT, name) + os.sep for name in ("context", "ad"))
 
 
-def _runs_program_code(kind):
-    """Whether ``repr`` of an instance of ``kind`` runs a ``__repr__`` the program wrote."""
-    found = lookup_special(kind, "__repr__")
+def _is_programs(found):
+    """Whether ``found``, a type's ``__repr__``, is code the program wrote (not a built-in's, the
+    standard library's, NumPy's or this package's)."""
     if type(found) is not FunctionType:  # a built-in or C type's own repr
         return False
     path = found.__code__.co_filename
@@ -321,8 +395,9 @@ def _runs_program_code(kind):
 def _trusted_file(path):
     if path.startswith("<frozen "):
         return True
-    if path.startswith(_STDLIB) and "-packages" + os.sep not in path:
-        return True
+    if path.startswith(_STDLIB):  # not its installed packages, nor its own test suites (programs too)
+        rest = path[len(_STDLIB):].split(os.sep)
+        return not any(part.endswith("-packages") or part in ("test", "tests", "idle_test") for part in rest[:-1])
     np = sys.modules.get("numpy")
     if np is not None and path.startswith(os.path.dirname(np.__file__) + os.sep):
         return True
