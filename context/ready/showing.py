@@ -6,8 +6,9 @@ has effects (a cache whose repr drops expired entries, a lazily computed value, 
 that makes a coroutine) and may cost more than the call (a repr listing 100,000 items).
 So values whose type's ``__repr__`` is the program's Python code are shown as
 ``<module.Class object at 0x...>``, as ``object.__repr__`` shows them; classes, exceptions,
-enum members and subclasses of the built-in containers (named tuples among them) are shown
-from what they store; everything else (built-in and C types, the standard library's and
+enum members, dataclasses, bound methods, subclasses of the built-in containers (named tuples
+among them) and the standard library's containers are shown from what they store, each part
+shown the same way; everything else (built-in and C types, the standard library's and
 NumPy's reprs, this package's) by its repr. ``reprs=True`` calls the program's ``__repr__``
 methods as ``repr`` would.
 """
