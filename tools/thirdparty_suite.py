@@ -61,6 +61,32 @@ PACKAGES = {
         "pytest_args": ["-W", "ignore::pytest.PytestRemovedIn10Warning",
                         "-W", "ignore::pytest.PytestUnknownMarkWarning"],
     },
+    "boltons": {
+        "version": "26.2.0",
+        "deps": [],
+        "tests": ["tests"],
+    },
+    "cachetools": {
+        "version": "8.0.2",
+        "deps": [],
+        "tests": ["tests"],
+    },
+    "jinja2": {
+        "version": "3.1.6",
+        "deps": ["trio"],
+        "tests": ["tests"],
+    },
+    "packaging": {
+        "version": "26.4",
+        "deps": ["hypothesis", "pretend", "tomli_w"],
+        "tests": ["tests"],
+    },
+    "pyparsing": {
+        "version": "3.3.3",
+        "deps": [],
+        # the parser's own tests; the diagram and matplotlib cases need extra packages
+        "tests": ["tests/test_simple_unit.py", "tests/test_unit.py", "tests/test_util.py"],
+    },
     # Not run by default (large); parts that need only the standard library.
     "networkx": {
         "version": "3.4.2",
