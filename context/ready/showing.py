@@ -273,7 +273,7 @@ def _shower(kind, found):
             return lambda value, kind, limit, show=view[1]: "%s(%s)" % (name, show(value, limit))
     if kind is MethodType:  # its repr shows the receiver's
         return _method_text
-    program = _is_programs(found)
+    program = _written_by_the_program(found)
     fields = lookup_special(kind, "__dataclass_fields__")
     if type(fields) is dict and not program:  # the repr dataclasses made: its fields
         return lambda value, kind, limit: _dataclass_text(value, kind, fields, limit)
@@ -381,7 +381,7 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 _OURS = tuple(os.path.join(_ROOT, name) + os.sep for name in ("context", "ad"))
 
 
-def _is_programs(found):
+def _written_by_the_program(found):
     """Whether ``found``, a type's ``__repr__``, is code the program wrote (not a built-in's, the
     standard library's, NumPy's or this package's)."""
     if type(found) is not FunctionType:  # a built-in or C type's own repr
