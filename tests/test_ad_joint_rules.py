@@ -103,6 +103,8 @@ def test_quotient_of_arrays_untouched_entries_stay_zero():
     (np.full(1 << 16, 1e305), True),  # long: summed, and the sum overflows
     (np.r_[np.ones(1 << 16), np.nan], False),
     (np.r_[np.ones(1 << 16), np.inf, -np.inf], False),
+    (np.r_[np.ones(1 << 16), complex(1, np.inf)], False),  # long, complex: the imaginary part counts
+    (np.ones(1 << 16, dtype=complex), True),
     (np.ones((300, 300))[:, ::2], True),
 ])
 def test_all_finite(a, expected):

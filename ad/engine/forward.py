@@ -21,7 +21,6 @@ from __future__ import annotations
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 import inspect
-import math
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
@@ -332,7 +331,6 @@ _FLOAT64 = np.dtype(np.float64)
 _isf = np.isfinite
 _land = np.logical_and.reduce
 _add_reduce = np.add.reduce
-_isfinite = math.isfinite
 _LONG = 1 << 15  # elements from which ``all_finite`` sums (see there)
 _new = object.__new__
 _SHADOWS = buffers.SHADOWS  # (the dicts themselves: ``has_any_shadow`` without a frame)
@@ -349,11 +347,10 @@ def all_finite(p: np.ndarray) -> bool:
     or an infinity makes the sum one; a sum that overflows is checked exactly), a short one
     tested element by element, which costs less than entering ``np.errstate``.
     """
-    if p.size < _LONG:
-        return bool(_land(_isf(p), axis=None))
-    with np.errstate(over="ignore", invalid="ignore"):
-        if _isfinite(_add_reduce(p, axis=None)):
-            return True
+    if p.size >= _LONG:
+        with np.errstate(over="ignore", invalid="ignore"):
+            if _isf(_add_reduce(p, axis=None)):  # (np.isfinite: a complex sum's imaginary part counts)
+                return True
     return bool(_land(_isf(p), axis=None))
 
 
