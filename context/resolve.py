@@ -24,7 +24,7 @@ from types import (
 from .state import STATE
 from .watch import CLASS_VERDICTS, VERDICT_EPOCH
 
-_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time (a static one cannot change)
+HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time (a static one, made in C, cannot change)
 ENGINE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _engine_prefixes = [ENGINE_DIR]
 ENGINE_PREFIXES = (ENGINE_DIR,)
@@ -158,7 +158,7 @@ def class_verdict(cls):
     if entry is None or (entry is not False and entry == VERDICT_EPOCH[0]):  # (False == 0: tested first)
         return None
     verdict = instantiate if _instantiation(cls, (), {}) is not None else None
-    value = VERDICT_EPOCH[0] if verdict is None and cls.__flags__ & _HEAPTYPE else verdict
+    value = VERDICT_EPOCH[0] if verdict is None and cls.__flags__ & HEAPTYPE else verdict
     if entry is False:
         CLASS_VERDICTS.set(cls, value)
     else:

@@ -20,7 +20,7 @@ from ..callbacks import (
 )
 from ..frames import CALLING_FRAME_ONLY
 from ..native import COPY_NAMES, SPECIAL_NATIVES, special_copy
-from ..resolve import _DICT, class_verdict
+from ..resolve import _DICT, HEAPTYPE, class_verdict
 
 PLAIN = "plain"            # call it as it is
 FRAME = "frame"            # acts on its calling frame only: from the user's frame, call it as it is
@@ -85,7 +85,6 @@ def plain_bound_native(f):
     return not names or f.__name__ not in names
 
 
-_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time
 LASTING_KINDS = frozenset({BuiltinFunctionType, type})  # the kinds ``remember_plain`` may keep
 
 
@@ -103,10 +102,10 @@ def remember_plain(f):
     if kind is BuiltinFunctionType:
         owner = f.__self__
         if owner is not None and type(owner) is not ModuleType and not (
-                type(owner) is type and not owner.__flags__ & _HEAPTYPE
+                type(owner) is type and not owner.__flags__ & HEAPTYPE
                 and _DICT(owner).get(f.__name__) is f):  # (``str.__new__``, kept in a static type's dict;
             return False                                 # not ``dict.fromkeys``, bound anew at each access)
-    elif kind is not type or f.__flags__ & _HEAPTYPE:
+    elif kind is not type or f.__flags__ & HEAPTYPE:
         return False
     LASTING_PLAIN_NATIVES[id(f)] = f
     return True

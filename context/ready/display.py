@@ -9,6 +9,8 @@ from inspect import getattr_static
 from types import (BuiltinFunctionType, CodeType, FunctionType, GetSetDescriptorType, MemberDescriptorType,
                    MethodType, ModuleType)
 
+from ..resolve import HEAPTYPE
+
 # bound methods of native objects other than builtin_function_or_method: made anew at each
 # access, so a key made from the object itself would be a new key at every call
 _BOUND_NATIVE_METHODS = frozenset({type(re.compile("").match), type("".__str__)}) - {BuiltinFunctionType}
@@ -91,7 +93,7 @@ def callee_name(f, qualified=True):
         return _join(owner.__module__ if qualified else None, "%s.%s" % (owner.__qualname__, f.__name__))
     if issubclass(kind, type):  # a class: its own name, not what its metaclass's code says
         name, module = _TYPE_QUALNAME(f), _TYPE_MODULE(f)
-    elif kind is FunctionType or not kind.__flags__ & _HEAPTYPE:  # (a static type's lookup is native)
+    elif kind is FunctionType or not kind.__flags__ & HEAPTYPE:  # (a static type's lookup is native)
         name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
         module = getattr(f, "__module__", None)
     else:
@@ -108,7 +110,6 @@ def callee_name(f, qualified=True):
 
 _TYPE_QUALNAME = type.__dict__["__qualname__"].__get__
 _TYPE_MODULE = type.__dict__["__module__"].__get__
-_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time (by a class statement or a C extension)
 _NATIVE_ATTRIBUTES = (GetSetDescriptorType, MemberDescriptorType)
 
 
