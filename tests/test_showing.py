@@ -258,3 +258,19 @@ def test_a_value_that_holds_itself_is_shown_once():
     p = functools.partial(max)
     p.__setstate__((max, (p,), {}, None))
     assert short_repr(p, limit=None) == "functools.partial(<built-in function max>, ...)"
+
+
+def test_a_repr_given_to_a_class_after_its_values_were_shown_is_not_called():
+    class Later:
+        pass
+
+    value = Later()
+    assert short_repr(value, limit=None).endswith(" object at %#x>" % id(value))  # object's repr, by repr
+
+    def loud(self):
+        RAN.append("Later.__repr__")
+        return "loud"
+
+    Later.__repr__ = loud
+    RAN.clear()
+    assert short_repr(value, limit=None).endswith("Later object at %#x>" % id(value)) and RAN == []

@@ -20,13 +20,13 @@ import enum
 import os
 import reprlib
 import sys
-import weakref
 from collections import ChainMap, UserDict, UserList
 from functools import partial
 from itertools import islice
 from types import FunctionType, MemberDescriptorType, MethodType, ModuleType, SimpleNamespace
 
 from ..resolve import lookup_special
+from ..weakcache import IdentityCache
 from .display import callee_name
 
 
@@ -225,13 +225,11 @@ def _without_program_code(value, kind, limit):
     through code that can (a subclass of a container, an exception's arguments), else None:
     its repr runs no code of the program's own."""
     found = lookup_special(kind, "__repr__")
-    entry = _showers.get(id(kind))
-    if entry is None or entry[0]() is not kind or entry[1] is not found:  # (a class can be given a repr)
-        if len(_showers) >= _SHOWERS_MAX:
-            _showers.clear()
-        entry = (weakref.ref(kind), found, _shower(kind, found))
-        _showers[id(kind)] = entry
-    show = entry[2]
+    entry = _SHOWERS.values.get(id(kind))
+    if entry is None or entry[0] is not found:  # (a class can be given a repr)
+        entry = (found, _shower(kind, found))
+        _SHOWERS.set(kind, entry)
+    show = entry[1]
     if show is None:
         return None
     if id(value) in _BEING_SHOWN:  # it holds itself (a partial among its own arguments)
@@ -248,8 +246,7 @@ def _without_program_code(value, kind, limit):
 _BEING_SHOWN = set()  # ids of the values whose parts are being shown
 
 
-_showers = {}  # id(type) -> (weak reference to it, its __repr__, how its values are shown or None: repr)
-_SHOWERS_MAX = 4096
+_SHOWERS = IdentityCache()  # type -> (its __repr__, how its values are shown or None: by repr)
 
 
 def _shower(kind, found):
