@@ -195,6 +195,31 @@ def test_entries_are_written_while_the_program_has_replaced_import(cache):
     assert diskcache.cache_dir() is not None and entries(cache)
 
 
+def test_the_cache_calls_none_of_the_functions_a_program_patches(cache, monkeypatch):
+    # test_pathlib replaces os.mkdir with a function that pops from a list, test_random
+    # replaces random.Random.random with a mock of a few answers: the engine's first store of
+    # an entry (it makes directories and a temporary name) called both
+    import os.path
+    import random
+    import tempfile
+
+    called = []
+
+    def patched(name):
+        return lambda *args, **kwargs: called.append(name) or pytest.fail("the engine called the program's " + name)
+
+    for owner, name in [(os, "mkdir"), (os, "makedirs"), (os, "walk"), (os, "fspath"), (os.path, "join"),
+                        (os.path, "dirname"), (os.path, "abspath"), (tempfile, "mkstemp"),
+                        (random.Random, "random"), (random.Random, "choices")]:
+        monkeypatch.setattr(owner, name, patched("%s.%s" % (getattr(owner, "__name__", owner), name)))
+    fn = types.FunctionType(fresh_code(sample), sample.__globals__, None, sample.__defaults__)
+    out = context.overdub(context.Context(), fn, [1, 2])
+    assert diskcache.prune(limit=0) > 0  # (walks the entries)
+    monkeypatch.undo()
+    assert not called
+    assert out == sample([1, 2])
+
+
 def test_unwritable_place_is_tolerated(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")

@@ -43,23 +43,27 @@ import io
 import marshal
 import os
 import sys
-import tempfile
 import time
 import types
 
 import bytecode
 
-# The functions this module uses, bound once: a program that patches ``builtins.open``,
-# ``os.replace`` or ``tempfile.mkstemp`` (tests do, with ``unittest.mock``) must see
-# neither the engine's file work nor its own mocks called by it.
+# The functions this module uses, bound once, and only natives: a program that patches
+# ``builtins.open``, ``os.replace``, ``os.mkdir``, ``tempfile.mkstemp`` or ``random`` (tests do,
+# with ``unittest.mock``) must see neither the engine's file work nor its own mocks called by
+# it. (``os.makedirs``, ``tempfile.mkstemp``, ``os.walk`` and ``os.path`` are Python code that
+# looks up ``os.mkdir``, ``os.scandir``, ``os.fspath`` and a ``random.Random`` at each call.)
 _os = types.SimpleNamespace(
     open=io.open, replace=os.replace, stat=os.stat, remove=os.remove, utime=os.utime,
     os_open=os.open, os_read=os.read, os_close=os.close, fstat=os.fstat, time=time.time,
-    makedirs=os.makedirs, os_write=os.write, walk=os.walk, scandir=os.scandir, join=os.path.join,
-    dirname=os.path.dirname, expanduser=os.path.expanduser,
-    abspath=os.path.abspath, fspath=os.fspath, mkstemp=tempfile.mkstemp, sha256=hashlib.sha256,
-    marshal_dumps=marshal.dumps, marshal_loads=marshal.loads,
+    mkdir=os.mkdir, os_write=os.write, scandir=os.scandir, urandom=os.urandom, fspath=os.fspath,
+    sha256=hashlib.sha256, marshal_dumps=marshal.dumps, marshal_loads=marshal.loads,
 )
+_SEP = os.sep
+_SEPS = os.sep + (os.altsep or "")
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # context/, at import
+_TEMPORARY_FLAGS = (os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                    | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0))
 
 MAGIC = b"pycassette-rewrite-1\n"
 _MARK = "\x00pycassette:const"  # first item of a placeholder tuple
@@ -99,8 +103,8 @@ def base_dir():
     explicit = os.environ.get("PYCASSETTE_CACHE_DIR")
     if explicit:
         return explicit
-    xdg = os.environ.get("XDG_CACHE_HOME") or _os.join(_os.expanduser("~"), ".cache")
-    return _os.join(xdg, "pycassette")
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return _join(xdg, "pycassette")
 
 
 def cache_dir():
@@ -111,14 +115,13 @@ def cache_dir():
     if not _state["enabled"]:
         return None
     if _state["dir"] is None:
-        _state["dir"] = _os.join(base_dir(), _engine_tag())
+        _state["dir"] = _join(base_dir(), _engine_tag())
     return _state["dir"]
 
 
 def _engine_files():
     """``[(relative name, path, stat)]`` of every ``.py`` file of the ``context`` package, in
     a fixed order (``os.scandir``: no path is built twice)."""
-    package = _os.dirname(_os.dirname(_os.abspath(__file__)))  # context/
     found = []
 
     def visit(directory, prefix):
@@ -131,7 +134,7 @@ def _engine_files():
             elif entry.name.endswith(".py"):
                 found.append((prefix + entry.name, entry.path, entry.stat()))
 
-    visit(package, "")
+    visit(_PACKAGE_DIR, "")
     return found
 
 
@@ -149,7 +152,7 @@ def _engine_tag():
         sig = _os.sha256(head.encode())
         for name, _, st in files:
             sig.update(("%s\0%d\0%d\0" % (name, st.st_size, st.st_mtime_ns)).encode())
-        memo = _os.join(base_dir(), ".engine-" + sig.hexdigest()[:32])
+        memo = _join(base_dir(), ".engine-" + sig.hexdigest()[:32])
         try:
             with _os.open(memo) as f:
                 tag = f.read().strip()
@@ -167,11 +170,55 @@ def _engine_tag():
     return _state["tag"]
 
 
+def _join(directory, name):
+    """``os.path.join(directory, name)`` for a ``name`` of this module's own (no separator in it)."""
+    return directory + name if directory.endswith(tuple(_SEPS)) else directory + _SEP + name
+
+
+def _parent(path):
+    """The directory holding ``path`` ('' when there is none): ``os.path.dirname`` without its lookups."""
+    head = path.rstrip(_SEPS)
+    cut = max(head.rfind(c) for c in _SEPS)
+    if cut < 0:
+        return ""
+    return head[:cut].rstrip(_SEPS) or head[:cut + 1]
+
+
+def _makedirs(path):
+    """``os.makedirs(path, exist_ok=True)`` with the native ``mkdir`` alone."""
+    try:
+        _os.mkdir(path)
+    except FileExistsError:
+        return
+    except FileNotFoundError:
+        parent = _parent(path)
+        if not parent or parent == path:
+            raise
+        _makedirs(parent)
+        try:
+            _os.mkdir(path)
+        except FileExistsError:
+            pass
+
+
+def _temporary(directory):
+    """``(fd, path)`` of a new file in ``directory`` that no one else opened (``tempfile.mkstemp``'s
+    promise, from ``os.urandom`` rather than a ``random.Random``)."""
+    for _ in range(100):
+        path = _join(directory, ".tmp-" + _os.urandom(8).hex())
+        try:
+            return _os.os_open(path, _TEMPORARY_FLAGS, 0o600), path
+        except FileExistsError:
+            continue
+    raise FileExistsError("no unused temporary name in %s" % directory)
+
+
 def _write_atomically(path, data):
     """Write ``data`` to ``path`` through a temporary file and ``os.replace``; False on failure."""
     try:
-        _os.makedirs(_os.dirname(path), exist_ok=True)
-        fd, tmp = _os.mkstemp(dir=_os.dirname(path), prefix=".tmp-")
+        directory = _parent(path)
+        _makedirs(directory)
+        fd, tmp = _temporary(directory)
         try:
             try:  # (not ``os.fdopen``: it imports ``io`` through ``builtins.__import__``, which a program may replace)
                 view = memoryview(data)
@@ -399,7 +446,7 @@ def _read(path):
 
 
 def _path(directory, k):
-    return _os.join(directory, k[:2], k + ".bin")
+    return _join(_join(directory, k[:2]), k + ".bin")
 
 
 def load(code, config):
@@ -474,23 +521,32 @@ def _limit():
         return 200.0 * (1 << 20)
 
 
+def _entries(directory):
+    """``(path, stat)`` of every entry file (and stray temporary file) under ``directory``
+    (``os.walk`` without its lookups)."""
+    try:
+        with _os.scandir(directory) as it:
+            listed = list(it)
+    except OSError:
+        return
+    for entry in listed:
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                yield from _entries(entry.path)
+            elif entry.name.endswith(".bin"):
+                yield entry.path, entry.stat()
+        except OSError:
+            continue
+
+
 def prune(limit=None):
     """Delete the least recently used entries until the whole cache fits in ``limit`` bytes
     (80% of it, so that pruning is not needed again at once). Returns the bytes removed."""
     limit = _limit() if limit is None else limit
-    root = base_dir()
     files, total = [], 0
-    for dirpath, _, names in _os.walk(root):
-        for name in names:
-            if not name.endswith(".bin"):  # only entries (and stray temporary files)
-                continue
-            path = _os.join(dirpath, name)
-            try:
-                st = _os.stat(path)
-            except OSError:
-                continue
-            files.append((st.st_mtime, st.st_size, path))
-            total += st.st_size
+    for path, st in _entries(base_dir()):
+        files.append((st.st_mtime, st.st_size, path))
+        total += st.st_size
     if total <= limit:
         return 0
     removed = 0
