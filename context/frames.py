@@ -11,6 +11,7 @@ read in rewritten code (see ``visible_f_back``).
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 import builtins
+import inspect
 import sys
 import typing
 import warnings
@@ -181,10 +182,7 @@ def _compiled(act, source, mode, strip):
     return source
 
 
-def _namespaces(args, kwargs, start):
-    rest = list(args[start:])
-    globals_ = rest.pop(0) if rest else kwargs.pop("globals", None)
-    locals_ = rest.pop(0) if rest else kwargs.pop("locals", None)
+def _namespaces(globals_, locals_):
     if globals_ is None:
         frame = user_frame()
         globals_ = frame.f_globals
@@ -192,17 +190,26 @@ def _namespaces(args, kwargs, start):
             locals_ = frame_locals(frame)
     elif locals_ is None:
         locals_ = globals_
-    return globals_, locals_, rest
+    return globals_, locals_
 
 
 def _evaluator(builtin, mode, strip):
-    """``eval``/``exec``: namespaces default to the user's frame, and the code runs rewritten."""
+    """``eval``/``exec``: namespaces default to the user's frame, and the code runs rewritten.
+    A call that does not fit the native's signature (of this version) is left to the native,
+    which raises its own error."""
+    parameters = list(inspect.signature(builtin).parameters.values())
+    positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    by_keyword = {p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
 
     def run(act, f, args, kwargs):
-        kwargs = dict(kwargs)
-        source = args[0] if args else kwargs.pop("source")
-        globals_, locals_, rest = _namespaces(args, kwargs, 1)
-        return builtin(_compiled(act, source, mode, strip), globals_, locals_, *rest, **kwargs)
+        if not 1 <= len(args) <= len(positional) or any(
+                k not in by_keyword or (k in positional and positional.index(k) < len(args)) for k in kwargs):
+            return builtin(*args, **kwargs)  # (raises)
+        given = dict(zip(positional, args))
+        given.update(kwargs)
+        source = given.pop("source")
+        globals_, locals_ = _namespaces(given.pop("globals", None), given.pop("locals", None))
+        return builtin(_compiled(act, source, mode, strip), globals_, locals_, **given)
 
     return run
 

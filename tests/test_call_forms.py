@@ -675,6 +675,27 @@ def test_eval_and_exec_see_the_function_locals():
     assert uses_eval_exec(3, 4) == (7, [12], (5, 1))
 
 
+def malformed_evaluations():
+    """The errors of calls that do not fit ``eval``'s and ``exec``'s signatures, and the
+    keyword forms that do (3.13 takes ``globals``/``locals`` by keyword)."""
+    out = []
+    for fn in (eval, exec):
+        for args, kwargs in [((), {}), ((), {"source": "1"}), (("1", {}, {}, {}), {}),
+                             (("1",), {"globals": {}}), (("1", {}), {"globals": {}}),
+                             (("1",), {"bogus": 1}), (("1",), {"closure": None})]:
+            try:
+                out.append(("ok", fn(*args, **kwargs)))
+            except TypeError as exc:
+                out.append((type(exc).__name__, str(exc)))
+    return out
+
+
+def test_eval_and_exec_given_the_wrong_arguments_raise_as_natively():
+    # test_builtin's test_eval: ``eval()`` raised KeyError('source') under a context
+    same(malformed_evaluations)
+    assert malformed_evaluations()[0][0] == "TypeError"  # (the message differs between versions)
+
+
 def test_getframe_and_currentframe():
     names, notes = same(frame_caller)
     assert frame_caller() == ("frame_info", "local-value", "local-value", "frame_caller",
