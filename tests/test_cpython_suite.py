@@ -12,7 +12,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNNER = os.path.join(ROOT, "tools", "cpython_suite.py")
 
 # Each test knows whether the runner put its body under the context: the runner sets the
-# test method as an attribute of the test instance only then.
+# test case's ``_callTestMethod`` (or, for a coroutine test, the test method) as an attribute
+# of the test instance only then.
 FAKE = textwrap.dedent(
     """
     import asyncio
@@ -22,7 +23,7 @@ FAKE = textwrap.dedent(
 
 
     def under_context(test):
-        return test._testMethodName in vars(test)
+        return "_callTestMethod" in vars(test) or test._testMethodName in vars(test)
 
 
     class Plain(unittest.TestCase):
@@ -55,6 +56,10 @@ FAKE = textwrap.dedent(
             for i in range(3):
                 with self.subTest(i=i):
                     self.assertFalse(i == 2 and under_context(self))
+
+        def test_9_reads_its_own_code(self):
+            # test_compile's test_32_63_bit_values reads its constants so
+            self.assertIn("own constant", self.test_9_reads_its_own_code.__code__.co_consts)
 
 
     class Async(unittest.IsolatedAsyncioTestCase):
@@ -101,9 +106,9 @@ def test_crash_hang_subtests_and_missing_modules_are_reported(tmp_path):
     assert "test.test_no_such_module_here: not in this interpreter" in done.stdout
 
     ids = "fake_cpython_suite_mod.Plain.test_"
-    assert fake["tests"] == 9
-    assert fake["native"] == {"pass": 6, "skip": 1, "xfail": 1, "fail": 1}
-    assert fake["native_ok"] == 7 and fake["native_bad"] == 1
+    assert fake["tests"] == 10
+    assert fake["native"] == {"pass": 7, "skip": 1, "xfail": 1, "fail": 1}
+    assert fake["native_ok"] == 8 and fake["native_bad"] == 1
     only = {f["id"]: f for f in fake["only_ctx"]}
     assert set(only) == {ids + "2_abort_under_context", ids + "3_hang_under_context",
                          ids + "8_subtest_fails_under_context"}
@@ -114,7 +119,7 @@ def test_crash_hang_subtests_and_missing_modules_are_reported(tmp_path):
     assert only[ids + "8_subtest_fails_under_context"]["outcome"] == "fail"
     assert only[ids + "8_subtest_fails_under_context"]["subtest"] == "(i=2)"
     # the tests after the crash and the hang still ran, the async one under the context too
-    assert fake["ctx"]["pass"] == 3 and fake["ctx_ok"] == 4
+    assert fake["ctx"]["pass"] == 4 and fake["ctx_ok"] == 5
     assert fake["ctx_calls"] > 0
     kinds = [(i["kind"], i["test"]) for i in fake["incidents"]["ctx"]]
     assert kinds == [("crash", ids + "2_abort_under_context"), ("hang", ids + "3_hang_under_context")]

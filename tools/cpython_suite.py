@@ -94,14 +94,18 @@ def _context_factory(spec):
 
 
 def _wrap_test(test, factory, overdub, contexts):
-    """Make ``test``'s test method run under a fresh context (an instance attribute).
+    """Make ``test``'s test method run under a fresh context.
 
-    A plain test method becomes ``functools.partial(overdub, ctx, bound_method)``: no frame
-    of the harness sits between unittest's caller and the test (the engine hides its own),
-    so stack walks (``warnings.warn(stacklevel=...)``, ``sys._getframe``) see what they see
-    natively. A coroutine test method (``IsolatedAsyncioTestCase``) needs a coroutine
-    function: the context as a decorator gives one that runs each step of the test's
-    coroutine under the context, in one run (see ``context.stepping``).
+    A plain test method runs under it through the test case's ``_callTestMethod`` (what
+    unittest's ``run`` calls with the bound test method): an instance attribute
+    ``functools.partial(overdub, ctx, <the class's _callTestMethod, bound>)``. No frame of the
+    harness sits between unittest's own frames and the test (the engine hides its own), so
+    stack walks (``warnings.warn(stacklevel=...)``, ``sys._getframe``) see what they see
+    natively, and the test method stays what ``getattr(test, name)`` gives (a test that reads
+    its own ``__code__`` finds it). A coroutine test method (``IsolatedAsyncioTestCase``)
+    needs a coroutine function: the context as a decorator gives one that runs each step of
+    the test's coroutine under the context, in one run (see ``context.stepping``); it replaces
+    the test method (an instance attribute).
     ``contexts`` maps the test's id to its context, for the counts read after the test.
     """
     import functools
@@ -114,17 +118,18 @@ def _wrap_test(test, factory, overdub, contexts):
         bound = getattr(test, name)
     except AttributeError:
         return
-    func = getattr(bound, "__func__", bound)
     ctx = factory(bound)
     contexts[test.id()] = ctx
 
     if inspect.iscoroutinefunction(bound):
+        func = getattr(bound, "__func__", bound)
         under_context = ctx(bound)
+        # skip / expectedFailure marks live in the function's __dict__
+        under_context.__dict__.update(getattr(func, "__dict__", {}))
+        setattr(test, name, under_context)
     else:
-        under_context = functools.partial(overdub, ctx, bound)
-    # skip / expectedFailure marks live in the function's __dict__
-    under_context.__dict__.update(getattr(func, "__dict__", {}))
-    setattr(test, name, under_context)
+        call_test_method = type(test)._callTestMethod.__get__(test)
+        test._callTestMethod = functools.partial(overdub, ctx, call_test_method)
 
 
 def _iter_tests(suite):
