@@ -836,6 +836,32 @@ def test_counting_contexts_keep_no_callee_alive(make, capsys):
     assert [r() for r in refs] == [None, None]
 
 
+def _a_module_copy_used_once():
+    from test.support import import_helper
+
+    copy = import_helper.import_fresh_module("_struct")  # not the module in sys.modules
+    ref = weakref.ref(copy)
+    copy.calcsize("b")
+    del copy
+    gc.collect()
+    return ref() is None
+
+
+def _streamed_trace():
+    import tempfile
+
+    return context.TraceCtx(os.path.join(tempfile.mkdtemp(), "trace.json"))
+
+
+def test_the_functions_of_a_module_copy_are_not_kept():
+    # test_struct's test__struct_reference_cycle_cleaned_up: the engine remembered the
+    # copy's ``calcsize`` as a native that lives as long as the process, which kept the
+    # copy alive
+    assert _a_module_copy_used_once()
+    for make in [Context, Pre, Post, OverdubOnly, context.CountCtx, _tagging, _streamed_trace]:
+        assert overdub(make(), _a_module_copy_used_once), make.__name__  # (a kept trace holds its callees)
+
+
 def test_the_engine_calls_no_function_the_program_patched():
     from unittest import mock
 

@@ -8,6 +8,7 @@ a few need the engine's help, listed by identity (``SPECIAL_NATIVES``,
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
+import sys
 from types import BuiltinFunctionType, MethodWrapperType, ModuleType
 
 from ..callbacks import (
@@ -85,13 +86,15 @@ def plain_bound_native(f):
     return not names or f.__name__ not in names
 
 
+_MODULES = sys.modules
+_MODULE_DICT = ModuleType.__dict__["__dict__"].__get__  # (a module's ``__getattr__`` is the program's)
 LASTING_KINDS = frozenset({BuiltinFunctionType, type})  # the kinds ``remember_plain`` may keep
 
 
 def remember_plain(f):
     """Remember plain native ``f`` in ``LASTING_PLAIN_NATIVES`` if it lasts as long as the process.
 
-    Only natives that live anyway are kept (functions of modules, such as ``len`` or
+    Only natives that live anyway are kept (functions of the modules in ``sys.modules``, such as ``len`` or
     ``math.sqrt``, static types such as ``int``, and the ``__new__`` of a static type,
     such as ``str.__new__``, which ``super().__new__(cls, v)`` calls): keeping the object makes its id a
     safe key, since no other object can have it meanwhile, and keeps nothing else
@@ -101,7 +104,10 @@ def remember_plain(f):
     kind = type(f)
     if kind is BuiltinFunctionType:
         owner = f.__self__
-        if owner is not None and type(owner) is not ModuleType and not (
+        if type(owner) is ModuleType:
+            if _MODULES.get(_MODULE_DICT(owner).get("__name__")) is not owner:  # a module's copy (``import_fresh_module``)
+                return False                                # may go: keeping f would keep it alive
+        elif owner is not None and not (
                 type(owner) is type and not owner.__flags__ & HEAPTYPE
                 and _DICT(owner).get(f.__name__) is f):  # (``str.__new__``, kept in a static type's dict;
             return False                                 # not ``dict.fromkeys``, bound anew at each access)
