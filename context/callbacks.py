@@ -15,9 +15,11 @@ import functools
 import itertools
 import re
 import sys
+from sys import getprofile as _getprofile
 from types import BuiltinMethodType
 
 from .state import call_under
+from .tracehooks import unreported
 from .weakcache import IdentityCache
 
 
@@ -31,6 +33,8 @@ class ContextCallback:
         self.fn = fn
 
     def __call__(self, /, *args, **kwargs):
+        if _getprofile() is not None:  # (a native called back by a native: no c_call, as natively)
+            return unreported(self.fn, call_under, self.act, self.fn, args, kwargs)
         return call_under(self.act, self.fn, args, kwargs)
 
     def __repr__(self):

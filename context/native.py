@@ -12,11 +12,13 @@ import builtins
 import gc
 import sys
 from functools import partial
+from sys import getprofile as _getprofile
 from types import FunctionType, ModuleType
 
 from .callbacks import wrap_callbacks
 from .resumed import resumed_arguments
 from .frames import BY_NAME, FRAME_SENSITIVE, call_with_user_globals, makes_a_class
+from .tracehooks import HOOK_NATIVES, apply as _apply, reported_call, run_special
 from .watch import WATCHED, attribute_changed
 from .depth import set_user_recursion_limit, user_recursion_limit
 from .functions import drop_cyclic_entries
@@ -35,6 +37,7 @@ def _build_class(act, f, args, kwargs):
 
 
 SPECIAL_NATIVES = {id(fn): handler for fn, handler in FRAME_SENSITIVE.items()}
+SPECIAL_NATIVES.update({id(fn): handler for fn, handler in HOOK_NATIVES.items()})
 SPECIAL_NATIVES[id(builtins.__build_class__)] = _build_class
 _COPIES = []  # natives of modules imported afresh, given a handler (kept alive: their ids are keys)
 COPY_NAMES = frozenset(name for _, name in BY_NAME)  # the only names ``special_copy`` can match
@@ -86,7 +89,7 @@ def native_call(act, f, args, kwargs):
     """Call ``f`` natively for the activation ``act``."""
     handler = SPECIAL_NATIVES.get(id(f))
     if handler is not None:
-        return handler(act, f, args, kwargs)
+        return run_special(handler, act, f, args, kwargs)
     if is_engine_callable(f):
         return f(*args, **kwargs)  # the engine's own functions act on the current context
     args, kwargs = wrap_callbacks(act, f, args, kwargs)
@@ -101,6 +104,11 @@ def native_call(act, f, args, kwargs):
 def _delegate(act, f, /, *args, **kwargs):
     """Call native ``f``: under the enclosing context if ``act`` is nested, else directly (a
     class made with the module of the user's frame)."""
-    if act.parent is None and len(args) >= 3 and makes_a_class(f, args):
-        return call_with_user_globals(f, args, kwargs)
+    if act.parent is None:
+        if len(args) >= 3 and makes_a_class(f, args):
+            return call_with_user_globals(f, args, kwargs)
+        if _getprofile() is not None:  # (called from here: told to the program's profiler as natively)
+            return reported_call(f, _apply, f, args, kwargs)
+        return f(*args, **kwargs)
     return call_under(act.parent, f, args, kwargs)
+

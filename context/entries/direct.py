@@ -20,12 +20,14 @@ Each call adds one Python frame to the stack, as natively (``frames_per_call`` i
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 from functools import partial
+from sys import getprofile as _getprofile
 from types import FunctionType, MethodType, ModuleType
 
 from .. import primitives
 from .. import resolve as resolution
 from ..callbacks import wrap_callbacks
 from ..native import SPECIAL_NATIVES
+from ..tracehooks import apply as _apply, reported_call, run_special
 from ..resolve import NATIVE_CALLABLE_TYPES, class_verdict, instantiate, is_engine_callable, resolve
 from .observing import _call_through
 from ..callbacks import CALLBACK_ARGUMENTS, LASTING_PLAIN_NATIVES, METHOD_OWNER_NAMES
@@ -50,7 +52,7 @@ def build_direct(act, pre):
 
     def native(f, args, kwargs):
         if native_kind(f) is SPECIAL:
-            return _run_special, (SPECIAL_NATIVES[id(f)], act, f, args, kwargs), _EMPTY
+            return run_special, (SPECIAL_NATIVES[id(f)], act, f, args, kwargs), _EMPTY
         args, kwargs = wrap_callbacks(act, f, args, kwargs)
         if guard is not None and not guard.passes(f) and not is_engine_callable(f):
             return guard.call, (f, args, kwargs), _EMPTY
@@ -255,24 +257,27 @@ def build_direct(act, pre):
     act.frames_per_call = 1
 
 
-def _run_special(handler, act, f, args, kwargs):
-    return handler(act, f, args, kwargs)
-
-
 def _guarded_native(bound, /, *args, **kwargs):
     """A native called under a context that checks what natives receive (see ``native_guard``)."""
     guard, f = bound
+    if _getprofile() is not None:  # (told to the program's profiler as natively)
+        return reported_call(f, guard.call, f, args, kwargs)
     return guard.call(f, args, kwargs)
 
 
 def _call_prepared(prepared, *ignored):
     """Call ``g(*args, **kwargs)`` prepared by an entry (the call site's own arguments were replaced)."""
     g, args, kwargs = prepared
+    if _getprofile() is not None:  # (a native called from here is told to the program's profiler)
+        return reported_call(g, _apply, g, args, kwargs)
     return g(*args, **kwargs)
+
 
 
 def _prepare_then_call(bound, /, *args, **kwargs):
     """A native that needs its arguments prepared (callbacks wrapped, frame-sensitive help)."""
     prepare, f = bound
     g, args, kwargs = prepare(f, args, kwargs)
+    if _getprofile() is not None:  # (a native called from here is told to the program's profiler)
+        return reported_call(g, _apply, g, args, kwargs)
     return g(*args, **kwargs)

@@ -20,6 +20,7 @@ outside the engine, ``resolve``'s commonest answer.
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 from functools import partial
+from sys import getprofile as _getprofile
 from types import FunctionType, MethodType
 
 from .. import primitives
@@ -27,6 +28,7 @@ from .. import resolve as resolution
 from ..frames import call_with_user_globals, makes_a_class
 from ..native import native_call
 from ..resolve import NATIVE_CALLABLE_TYPES, instantiate, resolve
+from ..tracehooks import apply as _apply, reported_call
 from .kinds import PLAIN, native_kind
 
 _EMPTY = {}
@@ -97,6 +99,8 @@ def build_running(act, overridden):
         elif plain_natives and (kind in NATIVE_CALLABLE_TYPES or kind is type) and native_kind(f) is PLAIN:
             if len(args) >= 3 and makes_a_class(f, args):  # its __module__ is its caller's
                 return call_with_user_globals(f, args, kwargs)
+            if _getprofile() is not None:  # (called from here: told to the program's profiler as natively)
+                return reported_call(f, _apply, f, args, kwargs)
             return f(*args, **kwargs)
         elif kind is FunctionType and not f.__code__.co_filename.startswith(resolution.ENGINE_PREFIXES):
             return copy_of(f)(*args, **kwargs)  # (``recurse``'s first case, without its frame)
