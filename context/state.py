@@ -56,6 +56,11 @@ class _State(threading.local):
         self.act = None
         self.call, self.call_ex, self.callee, self.enter, self.enter_kw, self.enter_ex, self.run = NATIVE_ENTRIES
 
+    def __reduce__(self):
+        # Pickled by name, as a module's function is: rewritten code holds this object among
+        # its constants, and tools that pickle code (dill, cloudpickle) can then pickle it.
+        return "STATE"
+
 
 STATE = _State()
 

@@ -862,6 +862,18 @@ def test_the_functions_of_a_module_copy_are_not_kept():
         assert overdub(make(), _a_module_copy_used_once), make.__name__  # (a kept trace holds its callees)
 
 
+def _constants_round_trip():
+    consts = sys._getframe().f_code.co_consts  # (no nested code here: code objects do not pickle)
+    back = pickle.loads(pickle.dumps(consts))
+    return len(back) == len(consts) and back[-1] is consts[-1]
+
+
+def test_the_constants_of_running_code_pickle():
+    # dill's test_detect pickles every attribute of a frame: the rewritten code's constants
+    # hold the engine's state object, which did not pickle
+    assert alike(_constants_round_trip) == ("value", True)
+
+
 def test_the_engine_calls_no_function_the_program_patched():
     from unittest import mock
 
