@@ -133,6 +133,7 @@ def test_crash_hang_subtests_and_missing_modules_are_reported(tmp_path):
     ["--context", "no_such_module_xyz:Ctx"],
     ["--context", "json:JSONDecoder"],
     ["--fast", "--modules", "json"],
+    ["--wide", "--fast"],
     ["--timeout", "0"],
     ["--path", "/no/such/dir"],
     ["--no-such-option"],

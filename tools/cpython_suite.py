@@ -13,6 +13,7 @@ Usage::
 
     python tools/cpython_suite.py --context empty              # the default module list
     python tools/cpython_suite.py --fast --context count       # a subset for CI
+    python tools/cpython_suite.py --wide -j 2                  # 149 modules
     python tools/cpython_suite.py --modules json heapq --context mypkg.mymod:MyCtx --json out.json
 
 Exit status: 0 when no test fails only under the context, 1 otherwise, 2 for bad arguments.
@@ -43,6 +44,25 @@ DEFAULT_MODULES = [
     "copy", "asyncio.test_tasks",
 ]
 FAST_MODULES = ["json", "textwrap", "bisect", "heapq", "operator", "with", "scope"]
+# ``--wide``: the default list and these, the language, the builtins and types, the
+# pure-Python libraries, and the tools that watch a program (tracing, profiling, debugging)
+WIDE_MODULES = DEFAULT_MODULES + [
+    "raise", "isinstance", "richcmp", "bool", "augassign", "unpack", "unpack_ex", "listcomps",
+    "setcomps", "dictcomps", "genexps", "yield_from", "iter", "builtin", "types", "opcodes",
+    "funcattrs", "keywordonlyarg", "positional_only_arg", "named_expressions", "patma",
+    "exception_group", "except_star", "context", "weakset", "weakref", "property", "super", "abc",
+    "userdict", "userlist", "userstring", "ordered_dict", "defaultdict", "deque", "set", "dict",
+    "list", "sort", "tuple", "range", "slice", "enumerate", "string_literals", "fstring", "grammar",
+    "format", "reprlib", "keyword", "graphlib", "sched", "shlex", "urlparse", "calendar", "random",
+    "configparser", "getopt", "optparse", "fnmatch", "glob", "base64", "html", "htmlparser",
+    "plistlib", "ipaddress", "colorsys", "uuid", "gettext", "tokenize", "pyclbr", "symtable",
+    "decimal", "datetime", "pickle", "copyreg", "contextlib_async", "sys_setprofile",
+    "sys_settrace", "profile", "cprofile", "pstats", "trace", "timeit", "bdb", "pdb", "unittest",
+    "doctest", "logging", "zipfile", "tarfile", "pathlib", "shutil", "sqlite3", "xml_etree",
+    "struct", "array", "memoryview", "math", "cmath", "int", "float", "complex", "bytes", "codecs",
+    "zlib", "gzip", "lzma", "bz2", "queue", "threading_local", "hashlib", "hmac", "secrets",
+    "compile",
+]
 CONTEXTS = ("empty", "count", "trace", "tagging")
 
 GOOD = ("pass", "xfail")                       # the test did what it should
@@ -730,6 +750,8 @@ def build_parser():
                    help="test modules: json (= test.test_json), asyncio.test_tasks, test.test_x, or a module on "
                         "--path, or a path to a .py file; default: a list of %d modules" % len(DEFAULT_MODULES))
     p.add_argument("--fast", action="store_true", help="a small subset for CI: %s" % " ".join(FAST_MODULES))
+    p.add_argument("--wide", action="store_true",
+                   help="the default list and %d more modules (see WIDE_MODULES)" % (len(WIDE_MODULES) - len(DEFAULT_MODULES)))
     p.add_argument("--path", dest="paths", action="append", default=[], metavar="DIR",
                    help="prepend DIR to the children's sys.path (repeatable)")
     p.add_argument("--timeout", type=float, default=300.0,
@@ -801,8 +823,8 @@ def main(argv=None):
             raise UsageError("--jobs must be at least 1")
         if opts.timeout <= 0:
             raise UsageError("--timeout must be positive")
-        if opts.fast and opts.modules:
-            raise UsageError("--fast and --modules exclude each other")
+        if sum(map(bool, (opts.fast, opts.wide, opts.modules))) > 1:
+            raise UsageError("--fast, --wide and --modules exclude each other")
         opts.paths = [os.path.abspath(p) for p in opts.paths]
         for p in opts.paths:
             if not os.path.isdir(p):
@@ -811,7 +833,7 @@ def main(argv=None):
         for p in opts.paths:
             sys.path.insert(0, p)
         check_context(opts.context)
-        names = FAST_MODULES if opts.fast else (opts.modules or DEFAULT_MODULES)
+        names = FAST_MODULES if opts.fast else WIDE_MODULES if opts.wide else (opts.modules or DEFAULT_MODULES)
         modules = []
         for n in names:
             if n.endswith(".py"):

@@ -34,7 +34,8 @@ import xml.etree.ElementTree as ET
 
 # name -> how to get and run its suite. ``tests``: paths inside the unpacked sdist;
 # ``fast``: the subset --fast runs; ``deps``: test requirements (from the project's own
-# test requirements; tools that only lint or type-check are left out).
+# test requirements; tools that only lint or type-check are left out); ``env``: variables
+# set for both runs.
 PACKAGES = {
     "attrs": {
         "version": "25.4.0",
@@ -86,6 +87,40 @@ PACKAGES = {
         "deps": [],
         # the parser's own tests; the diagram and matplotlib cases need extra packages
         "tests": ["tests/test_simple_unit.py", "tests/test_unit.py", "tests/test_util.py"],
+    },
+    "click": {
+        "version": "8.5.1",
+        "deps": [],
+        "tests": ["tests"],
+    },
+    "decorator": {
+        "version": "5.3.1",
+        "deps": [],
+        "tests": ["tests/test.py"],
+    },
+    "dill": {
+        "version": "0.4.1",
+        "deps": [],
+        "tests": ["dill/tests"],
+        # Its tests are scripts that ``python -m dill.tests`` runs one per process: they import
+        # each other as top-level modules, and pickle what they find in sys.modules (no output
+        # capture, whose files cannot be pickled). Three act on the whole process as they are
+        # imported (an import hook, a module-level pickling of the session, a closed stdout).
+        "pytest_args": ["-s", "-o", "pythonpath=dill/tests", "--ignore", "dill/tests/test_diff.py",
+                        "--ignore", "dill/tests/test_module.py", "--ignore", "dill/tests/test_selected.py"],
+    },
+    "mpmath": {
+        "version": "1.4.1",
+        "deps": ["hypothesis"],
+        "tests": ["mpmath/tests"],
+        "default": False,  # long: about 9 minutes natively
+    },
+    "wrapt": {
+        "version": "2.5.2",
+        "deps": [],
+        "tests": ["tests/core"],
+        # its pure-Python proxies and wrappers, the code a context can see into
+        "env": {"WRAPT_DISABLE_EXTENSIONS": "1"},
     },
     # Not run by default (large); parts that need only the standard library.
     "networkx": {
@@ -238,7 +273,7 @@ def kind(message):
     return msg[:160]
 
 
-def run_pytest(name, src, paths, ctx, timeout, per_test, workdir, extra=()):
+def run_pytest(name, src, paths, ctx, timeout, per_test, workdir, extra=(), env_extra=None):
     label = "native" if ctx is None else "context=%s" % ctx
     xml = os.path.join(workdir, "%s-%s.xml" % (name, "native" if ctx is None else "ctx"))
     logfile = os.path.join(workdir, "%s-%s.log" % (name, "native" if ctx is None else "ctx"))
@@ -252,6 +287,7 @@ def run_pytest(name, src, paths, ctx, timeout, per_test, workdir, extra=()):
     env.pop("PYTEST_ADDOPTS", None)
     env["PYTHONHASHSEED"] = "0"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.update(env_extra or {})
     log("  %s: %s" % (label, " ".join(cmd[1:])))
     t0 = time.perf_counter()
     with open(logfile, "w") as out:
@@ -450,8 +486,9 @@ def main(argv=None):
             return 2
         paths = spec.get("fast", spec["tests"]) if args.fast else spec["tests"]
         extra = spec.get("pytest_args", ())
-        native = run_pytest(name, src, paths, None, args.timeout, args.test_timeout, workdir, extra)
-        under = run_pytest(name, src, paths, args.context, args.timeout, args.test_timeout, workdir, extra)
+        env = spec.get("env")
+        native = run_pytest(name, src, paths, None, args.timeout, args.test_timeout, workdir, extra, env)
+        under = run_pytest(name, src, paths, args.context, args.timeout, args.test_timeout, workdir, extra, env)
         row = compare(name, spec, native, under)
         report(row, args.context, args.show)
         rows.append(row)
