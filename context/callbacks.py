@@ -33,9 +33,12 @@ class ContextCallback:
         self.fn = fn
 
     def __call__(self, /, *args, **kwargs):
-        if _getprofile() is not None:  # (a native called back by a native: no c_call, as natively)
-            return unreported(self.fn, call_under, self.act, self.fn, args, kwargs)
-        return call_under(self.act, self.fn, args, kwargs)
+        try:
+            if _getprofile() is not None:  # (a native called back by a native: no c_call, as natively)
+                return unreported(self.fn, call_under, self.act, self.fn, args, kwargs)
+            return call_under(self.act, self.fn, args, kwargs)
+        finally:
+            self = args = kwargs = None  # (its frame, kept by a traceback, holds nothing: design.md)
 
     def __repr__(self):
         return "<callback %r under %s>" % (self.fn, type(self.act.ctx).__name__)

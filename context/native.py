@@ -87,28 +87,34 @@ SPECIAL_NATIVES[id(gc.collect)] = _collect
 
 def native_call(act, f, args, kwargs):
     """Call ``f`` natively for the activation ``act``."""
-    handler = SPECIAL_NATIVES.get(id(f))
-    if handler is not None:
-        return run_special(handler, act, f, args, kwargs)
-    if is_engine_callable(f):
-        return f(*args, **kwargs)  # the engine's own functions act on the current context
-    args, kwargs = wrap_callbacks(act, f, args, kwargs)
-    if act.parent is not None and args:  # run under the enclosing context: its generators resume under act
-        args = resumed_arguments(act, f, args)
-    guard = act.guard
-    if guard is not None and not guard.passes(f):
-        return guard.call(f, args, kwargs, partial(_delegate, act, f))
-    return _delegate(act, f, *args, **kwargs)
+    try:
+        handler = SPECIAL_NATIVES.get(id(f))
+        if handler is not None:
+            return run_special(handler, act, f, args, kwargs)
+        if is_engine_callable(f):
+            return f(*args, **kwargs)  # the engine's own functions act on the current context
+        args, kwargs = wrap_callbacks(act, f, args, kwargs)
+        if act.parent is not None and args:  # run under the enclosing context: its generators resume under act
+            args = resumed_arguments(act, f, args)
+        guard = act.guard
+        if guard is not None and not guard.passes(f):
+            return guard.call(f, args, kwargs, partial(_delegate, act, f))
+        return _delegate(act, f, *args, **kwargs)
+    finally:
+        f = args = kwargs = None  # (a frame a traceback keeps holds nothing of the program's: design.md)
 
 
 def _delegate(act, f, /, *args, **kwargs):
     """Call native ``f``: under the enclosing context if ``act`` is nested, else directly (a
     class made with the module of the user's frame)."""
-    if act.parent is None:
-        if len(args) >= 3 and makes_a_class(f, args):
-            return call_with_user_globals(f, args, kwargs)
-        if _getprofile() is not None:  # (called from here: told to the program's profiler as natively)
-            return reported_call(f, _apply, f, args, kwargs)
-        return f(*args, **kwargs)
-    return call_under(act.parent, f, args, kwargs)
+    try:
+        if act.parent is None:
+            if len(args) >= 3 and makes_a_class(f, args):
+                return call_with_user_globals(f, args, kwargs)
+            if _getprofile() is not None:  # (called from here: told to the program's profiler as natively)
+                return reported_call(f, _apply, f, args, kwargs)
+            return f(*args, **kwargs)
+        return call_under(act.parent, f, args, kwargs)
+    finally:
+        f = args = kwargs = None
 

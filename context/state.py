@@ -95,18 +95,21 @@ def call_under(act, f, args, kwargs, recurse=False):
     context. ``recurse=True`` runs ``f``'s own code rewritten for ``act`` without
     firing its hooks. With ``act`` None or finished, it is a plain call.
     """
-    if act is None or not act.alive:
-        return f(*args, **kwargs)
-    entry = act.recurse if recurse else act.call_ex
-    namespace = STATE.__dict__
-    if namespace["act"] is act:
+    try:
+        if act is None or not act.alive:
+            return f(*args, **kwargs)
+        entry = act.recurse if recurse else act.call_ex
+        namespace = STATE.__dict__
+        if namespace["act"] is act:
+            try:
+                return entry(f, args, kwargs)
+            finally:
+                if namespace["act"] is not act:  # a suspended frame left its ``with ctx:`` block's context current
+                    switch_to(act)
+        previous = switch_to(act)
         try:
             return entry(f, args, kwargs)
         finally:
-            if namespace["act"] is not act:  # a suspended frame left its ``with ctx:`` block's context current
-                switch_to(act)
-    previous = switch_to(act)
-    try:
-        return entry(f, args, kwargs)
+            switch_to(previous)
     finally:
-        switch_to(previous)
+        f = args = kwargs = None  # (its frame, kept by a traceback, holds nothing of the program's: design.md)

@@ -268,16 +268,22 @@ def _guarded_native(bound, /, *args, **kwargs):
 def _call_prepared(prepared, *ignored):
     """Call ``g(*args, **kwargs)`` prepared by an entry (the call site's own arguments were replaced)."""
     g, args, kwargs = prepared
-    if _getprofile() is not None:  # (a native called from here is told to the program's profiler)
-        return reported_call(g, _apply, g, args, kwargs)
-    return g(*args, **kwargs)
+    try:
+        if _getprofile() is not None:  # (a native called from here is told to the program's profiler)
+            return reported_call(g, _apply, g, args, kwargs)
+        return g(*args, **kwargs)
+    finally:
+        prepared = g = args = kwargs = None  # (a frame a traceback keeps holds nothing: design.md)
 
 
 
 def _prepare_then_call(bound, /, *args, **kwargs):
     """A native that needs its arguments prepared (callbacks wrapped, frame-sensitive help)."""
-    prepare, f = bound
-    g, args, kwargs = prepare(f, args, kwargs)
-    if _getprofile() is not None:  # (a native called from here is told to the program's profiler)
-        return reported_call(g, _apply, g, args, kwargs)
-    return g(*args, **kwargs)
+    try:
+        prepare, f = bound
+        g, args, kwargs = prepare(f, args, kwargs)
+        if _getprofile() is not None:  # (a native called from here is told to the program's profiler)
+            return reported_call(g, _apply, g, args, kwargs)
+        return g(*args, **kwargs)
+    finally:
+        bound = f = g = args = kwargs = None  # (a frame a traceback keeps holds nothing: design.md)

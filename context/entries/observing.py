@@ -42,12 +42,18 @@ def build_observing(act):
 
 def _call_star(bound, *args):
     """``call(f, args)`` for a call site: the call site's own arguments become ``args``."""
-    call, f = bound
-    return call(f, args)
+    try:
+        call, f = bound
+        return call(f, args)
+    finally:
+        bound = f = args = None  # (a frame a traceback keeps holds nothing of the program's: design.md)
 
 
 def _call_through(bound, /, *args, **kwargs):
     """A call site's callee under a context that observes calls. The context is still running:
     no callee is swapped where it is loaded if a yield or await comes before its call."""
-    act, f = bound
-    return act.call_ex(f, args, kwargs)
+    try:
+        act, f = bound
+        return act.call_ex(f, args, kwargs)
+    finally:
+        bound = f = args = kwargs = None  # (a frame a traceback keeps holds nothing of the program's: design.md)

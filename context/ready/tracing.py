@@ -200,9 +200,12 @@ class TraceCtx(OperatorsOption, Context):
 
     def overdub(self, f: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         if not self._plain:
-            if self._streamed:
-                return self._stream(f, args, kwargs)
-            return self._overdub(f, args, kwargs)
+            try:
+                if self._streamed:
+                    return self._stream(f, args, kwargs)
+                return self._overdub(f, args, kwargs)
+            finally:
+                f = args = kwargs = None  # (a frame a traceback keeps holds nothing of the program's: design.md)
         # Keep the tree, no file, no filter: the lean path (CallRecord.__init__ inlined; the
         # calls are counted from the tree when asked). The activation is the engine's: its
         # default_run is what Context.overdub would call, without re-packing the arguments.
@@ -330,6 +333,8 @@ class TraceCtx(OperatorsOption, Context):
                 writer.complete(head, start, ids, args_text, "exception",
                                 short_repr(exc, self.limit, self.reprs) if values else type(exc).__qualname__, end, None, tail)
             raise
+        finally:
+            f = args = kwargs = None  # (a frame a traceback keeps holds nothing of the program's: design.md)
         end = (clock[3]() if clock[1] is None else clock[1]) - clock[0]
         lists.pop()
         if writer._fh is not None:
