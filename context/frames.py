@@ -34,7 +34,12 @@ def _vars(act, f, args, kwargs):
 def _dir(act, f, args, kwargs):
     if args or kwargs:
         return dir(*args, **kwargs)
-    return sorted(frame_locals(user_frame()))
+    scope = frame_locals(user_frame())
+    names = list(scope) if type(scope) is dict else scope.keys()  # (a mapping given to eval: its keys(), as natively)
+    if type(names) is not list:
+        names = list(names)
+    names.sort()
+    return names
 
 
 def _globals(act, f, args, kwargs):
@@ -164,12 +169,17 @@ def _super(act, f, args, kwargs):
     if code.co_argcount == 0 and not code.co_flags & 0x4:
         raise RuntimeError("super(): no arguments")
     local = frame.f_locals
+    first = code.co_varnames[0]
+    if first not in local:  # (the native's checks, in its order)
+        raise RuntimeError("super(): arg[0] deleted")
     if "__class__" not in code.co_freevars:
         raise RuntimeError("super(): __class__ cell not found")
-    first = code.co_varnames[0]
-    if first not in local:
-        raise RuntimeError("super(): arg[0] deleted")
-    return super(local["__class__"], local[first])
+    if "__class__" not in local:
+        raise RuntimeError("super(): empty __class__ cell")
+    cls = local["__class__"]
+    if not isinstance(cls, type):
+        raise RuntimeError("super(): __class__ is not a type (%s)" % type(cls).__name__)
+    return super(cls, local[first])
 
 
 def _compiled(act, source, mode, strip):

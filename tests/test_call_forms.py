@@ -696,6 +696,66 @@ def test_eval_and_exec_given_the_wrong_arguments_raise_as_natively():
     assert malformed_evaluations()[0][0] == "TypeError"  # (the message differs between versions)
 
 
+class _KeysOnly:
+    """A mapping given to eval as its locals: ``keys()`` and ``__getitem__``, no ``__iter__``."""
+
+    def __getitem__(self, key):
+        if key == "a":
+            return 12
+        raise KeyError(key)
+
+    def keys(self):
+        return list("zyx")
+
+
+def dir_and_locals_of_a_mapping():
+    m = _KeysOnly()
+    return eval("dir()", globals(), m), eval("locals()", globals(), m) is m, eval("a", globals(), m)
+
+
+def test_dir_in_code_given_a_mapping_lists_its_keys():
+    # test_builtin.test_general_eval under TraceCtx: the handler iterated the mapping
+    same(dir_and_locals_of_a_mapping)
+    assert dir_and_locals_of_a_mapping() == (["x", "y", "z"], True, 12)
+
+
+class _Base:
+    pass
+
+
+class _Obscure(_Base):
+    def arg_deleted(x):
+        del x
+        super()
+
+    def cell_emptied(x):
+        nonlocal __class__
+        del __class__
+        super()
+
+    def not_a_type(x):
+        nonlocal __class__
+        __class__ = 1
+        super()
+
+
+def super_errors():
+    out = []
+    for method in (_Obscure.arg_deleted, _Obscure.cell_emptied, _Obscure.not_a_type):
+        try:
+            method(None)
+        except RuntimeError as exc:
+            out.append(str(exc))
+    return out
+
+
+def test_super_without_arguments_raises_the_natives_errors():
+    # test_super.test_obscure_super_errors under TraceCtx: KeyError('__class__')
+    same(super_errors)
+    assert super_errors() == ["super(): arg[0] deleted", "super(): empty __class__ cell",
+                              "super(): __class__ is not a type (int)"]
+
+
 def test_getframe_and_currentframe():
     names, notes = same(frame_caller)
     assert frame_caller() == ("frame_info", "local-value", "local-value", "frame_caller",
