@@ -29,6 +29,7 @@ FRAMES_PER_CALL = 4
 HOOK_FRAMES = 5  # frames a hook or a native guard may use below the deepest user frame (CountCtx's prehook uses 4)
 HELPER_FRAMES = 5  # engine frames a call may add below it (calling a class: instantiate, call_ex; on 3.11 a C call counts too)
 C_STACK_CAP = 16000
+_C_INT_MAX = 2 ** 31 - 1
 _lock = threading.RLock()
 _users = {}  # a key per entry of a running activation -> (frames per call, extra frames)
 _limits = [None, None]  # the user's limit, the limit set for the contexts (None: not raised)
@@ -89,6 +90,7 @@ def _apply(new_user=None):
                 wanted = user * factor + extra
         if _CAP is not None:
             wanted = max(min(wanted, _CAP), min(user, _depth() + 50))
+        wanted = max(min(wanted, _C_INT_MAX), user)  # (CPython's limit is a C int: a program may set it near the top)
         if new_user is not None:
             sys.setrecursionlimit(wanted)  # may raise: then nothing changes
             _limits[:] = [user, wanted]

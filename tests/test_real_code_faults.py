@@ -504,6 +504,21 @@ def test_the_program_sees_and_sets_its_own_recursion_limit():
         sys.setrecursionlimit(limit)
 
 
+def _sets_a_huge_limit():
+    old = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(10 ** 9)
+        return sys.getrecursionlimit()
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def test_a_recursion_limit_near_the_top_of_a_c_int_can_be_set():
+    # test_unittest's testmock.test_copy sets 10**9: raised for an observing context's
+    # frames it overflowed CPython's C int (OverflowError)
+    assert alike(_sets_a_huge_limit) == ("value", 10 ** 9)
+
+
 def test_recursion_under_a_direct_context_ends_where_it_ends_natively():
     def depth(n=0):
         try:
