@@ -274,3 +274,40 @@ def test_a_repr_given_to_a_class_after_its_values_were_shown_is_not_called():
     Later.__repr__ = loud
     RAN.clear()
     assert short_repr(value, limit=None).endswith("Later object at %#x>" % id(value)) and RAN == []
+
+
+class _CountsHashes:
+    calls = 0
+
+    def __init__(self, v):
+        self.v = v
+
+    def __hash__(self):
+        type(self).calls += 1
+        return hash(self.v)
+
+
+class _SetOf(set):
+    pass
+
+
+class _FrozenSetOf(frozenset):
+    pass
+
+
+class _DictOf(dict):
+    pass
+
+
+def test_container_subclasses_are_shown_without_hashing_their_items_again():
+    # test_set's test_do_not_rehash_dict_keys under TraceCtx: showing a subclass made a new
+    # set or dict of its items, which called their __hash__ (the program's code)
+    items = [_CountsHashes(i) for i in range(3)]
+    values = [_SetOf(items), _FrozenSetOf(items), _DictOf.fromkeys(items, 1), _SetOf(), _FrozenSetOf()]
+    _CountsHashes.calls = 0
+    texts = [short_repr(v, 400) for v in values]
+    assert _CountsHashes.calls == 0
+    assert texts[0].startswith("_SetOf({<") and texts[0].endswith(">})")
+    assert texts[1].startswith("_FrozenSetOf({<") and texts[2].startswith("_DictOf({<")
+    assert texts[2].count(": 1") == 3
+    assert texts[3:] == ["_SetOf()", "_FrozenSetOf()"]

@@ -326,10 +326,28 @@ def _subclass_shower(kind):
     return lambda value, kind, limit: _subclass_text(value, kind, limit, base)
 
 
+class _Pairs(list):
+    """A dict's first pairs, shown as the dict's items."""
+
+    __slots__ = ()
+
+    def items(self):
+        return self
+
+
 def _subclass_text(value, kind, limit, base):
-    items = dict.items(value) if base is dict else base.__iter__(value)
-    first = base(islice(items, _CONTAINER_ITEMS + 1))  # what is shown (a seventh item shows as "...")
-    return "%s(%s)" % (kind.__qualname__, _container_repr(first, base, _UNCUT if limit is None else limit, 3, False))
+    # What is shown (a seventh item shows as "..."), in a list: a new set or dict of the items
+    # would hash them again, calling the program's ``__hash__`` (test_set counts the calls).
+    cut = _UNCUT if limit is None else limit
+    if base is dict:
+        return "%s(%s)" % (kind.__qualname__, _container_repr(
+            _Pairs(islice(dict.items(value), _CONTAINER_ITEMS + 1)), dict, cut, 3, False))
+    first = list(islice(base.__iter__(value), _CONTAINER_ITEMS + 1))
+    if base is set or base is frozenset:
+        if not first:
+            return "%s()" % kind.__qualname__
+        return "%s({%s})" % (kind.__qualname__, _container_repr(first, list, cut, 3, False)[1:-1])
+    return "%s(%s)" % (kind.__qualname__, _container_repr(base(first), base, cut, 3, False))
 
 
 def _dataclass_text(value, kind, fields, limit):
