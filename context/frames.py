@@ -219,6 +219,8 @@ def _evaluator(builtin, mode, strip):
         given.update(kwargs)
         source = given.pop("source")
         globals_, locals_ = _namespaces(given.pop("globals", None), given.pop("locals", None))
+        if type(globals_) is dict and "__builtins__" not in globals_:
+            globals_["__builtins__"] = user_frame().f_builtins  # what the native puts there: its caller's
         return builtin(_compiled(act, source, mode, strip), globals_, locals_, **given)
 
     return run
@@ -242,6 +244,8 @@ FRAME_SENSITIVE = {
 if hasattr(sys, "_getframemodulename"):
     FRAME_SENSITIVE[sys._getframemodulename] = _getframemodulename
 # Natives (C types from 3.12) that name their caller's module as theirs; in Python before.
+# A function made with globals that hold no ``__builtins__`` takes its caller's builtins.
+FRAME_SENSITIVE[FunctionType] = _caller_module
 for _name in ("TypeVar", "ParamSpec", "TypeVarTuple", "TypeAliasType"):
     _native = getattr(typing, _name, None)
     if isinstance(_native, type) and type(vars(_native).get("__new__")) is BuiltinFunctionType:  # in C

@@ -756,6 +756,26 @@ def test_super_without_arguments_raises_the_natives_errors():
                               "super(): __class__ is not a type (int)"]
 
 
+def builtins_of_fresh_globals():
+    import builtins
+
+    ns = {}
+    exec("x = 1", ns)
+
+    def h(s):
+        return len(s)
+
+    made = type(h)(h.__code__, {})
+    return ns["__builtins__"] is builtins.__dict__, made.__builtins__ is builtins.__dict__, made("ab")
+
+
+def test_code_given_globals_without_builtins_gets_the_callers():
+    # test_funcattrs.test___builtins__ under TraceCtx: a function made by FunctionType (and
+    # exec's globals, under every context) got the engine's copy of the builtins namespace
+    same(builtins_of_fresh_globals)
+    assert builtins_of_fresh_globals() == (True, True, 2)
+
+
 def test_getframe_and_currentframe():
     names, notes = same(frame_caller)
     assert frame_caller() == ("frame_info", "local-value", "local-value", "frame_caller",
