@@ -98,10 +98,22 @@ def native_call(act, f, args, kwargs):
             args = resumed_arguments(act, f, args)
         guard = act.guard
         if guard is not None and not guard.passes(f):
+            if _getprofile() is not None and act.parent is None:  # (told here: the delegate does not tell)
+                return reported_call(f, guard.call, f, args, kwargs, partial(_delegate_told, act, f))
             return guard.call(f, args, kwargs, partial(_delegate, act, f))
         return _delegate(act, f, *args, **kwargs)
     finally:
         f = args = kwargs = None  # (a frame a traceback keeps holds nothing of the program's: design.md)
+
+
+def _delegate_told(act, f, /, *args, **kwargs):
+    """``_delegate`` for a call already told to the program's profile function."""
+    try:
+        if len(args) >= 3 and makes_a_class(f, args):
+            return call_with_user_globals(f, args, kwargs)
+        return f(*args, **kwargs)
+    finally:
+        f = args = kwargs = None
 
 
 def _delegate(act, f, /, *args, **kwargs):

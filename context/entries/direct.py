@@ -260,9 +260,12 @@ def build_direct(act, pre):
 def _guarded_native(bound, /, *args, **kwargs):
     """A native called under a context that checks what natives receive (see ``native_guard``)."""
     guard, f = bound
-    if _getprofile() is not None:  # (told to the program's profiler as natively)
-        return reported_call(f, guard.call, f, args, kwargs)
-    return guard.call(f, args, kwargs)
+    try:
+        if _getprofile() is not None:  # (told to the program's profiler as natively)
+            return reported_call(f, guard.call, f, args, kwargs)
+        return guard.call(f, args, kwargs)
+    finally:
+        bound = f = args = kwargs = None  # (a frame a traceback keeps holds nothing: design.md)
 
 
 def _call_prepared(prepared, *ignored):
@@ -282,8 +285,8 @@ def _prepare_then_call(bound, /, *args, **kwargs):
     try:
         prepare, f = bound
         g, args, kwargs = prepare(f, args, kwargs)
-        if _getprofile() is not None:  # (a native called from here is told to the program's profiler)
-            return reported_call(g, _apply, g, args, kwargs)
+        if _getprofile() is not None and g is not run_special:  # (told to the program's profiler: the native
+            return reported_call(f, _apply, g, args, kwargs)     # itself, or through a guard; a handler tells)
         return g(*args, **kwargs)
     finally:
         bound = f = g = args = kwargs = None  # (a frame a traceback keeps holds nothing: design.md)

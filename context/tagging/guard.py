@@ -111,6 +111,8 @@ class NativeGuard:
                 "metadata would be dropped; give %s a primitive (for AD: @ad.frule(%s, sequences=...)), or pass the values "
                 "one by one" % (name, name, name)
             ) from exc
+        finally:
+            f = args = kwargs = run = owner = None  # (a frame a traceback keeps holds nothing: see design.md)
 
     def _array_argument(self, f, a, transparent, /):
         if type(a) is not np.ndarray or not arrays.holds_tagged(a):
