@@ -70,7 +70,7 @@ class ProgramHook:
 
     def __init__(self, hook):
         self.hook = hook
-        self._local = _thread_local()  # ``busy``: this thread is in the function
+        self._local = _thread_local()  # per thread: ``busy`` (in the function), ``quiet`` (see ``unreported``)
 
     def __call__(self, frame, event, arg):
         if engine_frame(frame) or getattr(self._local, "busy", False):
@@ -162,20 +162,18 @@ def _setter(native):
     return install
 
 
-def _getter(native):
-    def read(act, f, args, kwargs):
-        out = f(*args, **kwargs)
-        return out.hook if type(out) is ProgramHook else out
-
-    return read
+def _program_hook(act, f, args, kwargs):
+    """``sys.gettrace()``/``sys.getprofile()``: the program's own function, not its wrapper."""
+    out = f(*args, **kwargs)
+    return out.hook if type(out) is ProgramHook else out
 
 
 # native -> handler (act, f, args, kwargs), as ``frames.FRAME_SENSITIVE``
 HOOK_NATIVES = {
     sys.settrace: _setter(sys.settrace),
     sys.setprofile: _setter(sys.setprofile),
-    sys.gettrace: _getter(sys.gettrace),
-    sys.getprofile: _getter(sys.getprofile),
+    sys.gettrace: _program_hook,
+    sys.getprofile: _program_hook,
 }
 for _name in ("_settraceallthreads", "_setprofileallthreads"):  # 3.12+: threading.settrace_all_threads
     _native = getattr(sys, _name, None)
