@@ -90,7 +90,7 @@ def _apply(new_user=None):
                 wanted = user * factor + extra
         if _CAP is not None:
             wanted = max(min(wanted, _CAP), min(user, _depth() + 50))
-        wanted = max(min(wanted, _C_INT_MAX), user)  # (CPython's limit is a C int: a program may set it near the top)
+        wanted = min(wanted, _C_INT_MAX)  # (CPython's limit is a C int: a program may set it near the top)
         if new_user is not None:
             sys.setrecursionlimit(wanted)  # may raise: then nothing changes
             _limits[:] = [user, wanted]
