@@ -35,9 +35,7 @@ def _dir(act, f, args, kwargs):
     if args or kwargs:
         return dir(*args, **kwargs)
     scope = frame_locals(user_frame())
-    names = list(scope) if type(scope) is dict else scope.keys()  # (a mapping given to eval: its keys(), as natively)
-    if type(names) is not list:
-        names = list(names)
+    names = list(scope if type(scope) is dict else scope.keys())  # (a mapping given to eval: its keys(), as natively)
     names.sort()
     return names
 

@@ -11,6 +11,7 @@ from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see contex
 import functools
 import os
 import re
+import sys
 from types import (
     CodeType,
     BuiltinFunctionType,
@@ -18,6 +19,7 @@ from types import (
     MethodDescriptorType,
     MethodType,
     MethodWrapperType,
+    ModuleType,
     WrapperDescriptorType,
 )
 
@@ -38,6 +40,15 @@ def declare_engine_code(path):
     if path not in _engine_prefixes:
         _engine_prefixes.append(path)
         ENGINE_PREFIXES = tuple(_engine_prefixes)
+
+
+_MODULE_DICT = ModuleType.__dict__["__dict__"].__get__  # (a module's ``__getattr__`` is the program's)
+
+
+def is_loaded_module(module):
+    """Whether ``module`` is the one ``sys.modules`` holds under its name (a copy imported afresh,
+    as ``test.support.import_fresh_module`` makes, is not: it may go, with its functions)."""
+    return sys.modules.get(_MODULE_DICT(module).get("__name__")) is module
 
 
 def is_engine_code(code):

@@ -279,7 +279,6 @@ def _call_prepared(prepared, *ignored):
         prepared = g = args = kwargs = None  # (a frame a traceback keeps holds nothing: design.md)
 
 
-
 def _prepare_then_call(bound, /, *args, **kwargs):
     """A native that needs its arguments prepared (callbacks wrapped, frame-sensitive help)."""
     try:

@@ -8,7 +8,6 @@ a few need the engine's help, listed by identity (``SPECIAL_NATIVES``,
 
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
-import sys
 from types import BuiltinFunctionType, MethodWrapperType, ModuleType
 
 from ..callbacks import (
@@ -21,7 +20,7 @@ from ..callbacks import (
 )
 from ..frames import CALLING_FRAME_ONLY
 from ..native import COPY_NAMES, SPECIAL_NATIVES, special_copy
-from ..resolve import _DICT, HEAPTYPE, class_verdict
+from ..resolve import _DICT, HEAPTYPE, class_verdict, is_loaded_module
 
 PLAIN = "plain"            # call it as it is
 FRAME = "frame"            # acts on its calling frame only: from the user's frame, call it as it is
@@ -86,8 +85,6 @@ def plain_bound_native(f):
     return not names or f.__name__ not in names
 
 
-_MODULES = sys.modules
-_MODULE_DICT = ModuleType.__dict__["__dict__"].__get__  # (a module's ``__getattr__`` is the program's)
 LASTING_KINDS = frozenset({BuiltinFunctionType, type})  # the kinds ``remember_plain`` may keep
 
 
@@ -105,7 +102,7 @@ def remember_plain(f):
     if kind is BuiltinFunctionType:
         owner = f.__self__
         if type(owner) is ModuleType:
-            if _MODULES.get(_MODULE_DICT(owner).get("__name__")) is not owner:  # a module's copy (``import_fresh_module``)
+            if not is_loaded_module(owner):  # a module's copy (``import_fresh_module``)
                 return False                                # may go: keeping f would keep it alive
         elif owner is not None and not (
                 type(owner) is type and not owner.__flags__ & HEAPTYPE

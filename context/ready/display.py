@@ -3,17 +3,14 @@
 from context._builtins import BUILTINS as __builtins__  # noqa: F401 (see context/_builtins.py)
 
 import re
-import sys
 import weakref
 from functools import partial
 from inspect import getattr_static
 from types import (BuiltinFunctionType, CodeType, FunctionType, GetSetDescriptorType, MemberDescriptorType,
                    MethodType, ModuleType)
 
-from ..resolve import HEAPTYPE
+from ..resolve import HEAPTYPE, is_loaded_module
 
-_MODULES = sys.modules
-_MODULE_DICT = ModuleType.__dict__["__dict__"].__get__  # (a module's ``__getattr__`` is the program's)
 
 # bound methods of native objects other than builtin_function_or_method: made anew at each
 # access, so a key made from the object itself would be a new key at every call
@@ -71,7 +68,7 @@ def callee_key(f):
         if owner is None:
             return f
         if type(owner) is ModuleType:  # (a copy of a module, not in sys.modules, may go: not kept alive)
-            return f if _MODULES.get(_MODULE_DICT(owner).get("__name__")) is owner else identity_key(f)
+            return f if is_loaded_module(owner) else identity_key(f)
         return (type(owner) if not isinstance(owner, type) else owner, f.__name__)
     if kind in _NATIVE_DESCRIPTORS:  # str.replace itself (what a method call site calls): lives in its type
         return f
